@@ -1,0 +1,176 @@
+//! Command-line arguments.
+
+use clap::{Args, Parser, Subcommand};
+use ssdlab::workload::synth::{Arrivals, SynthSpec};
+use std::path::PathBuf;
+
+/// ssdlab: a trace-driven discrete-event NAND-flash SSD simulator.
+#[derive(Parser, Debug)]
+#[command(name = "ssdlab", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Replay a trace (or a synthetic workload) on a configured SSD and report.
+    Run(RunArgs),
+    /// Generate a synthetic workload as MSR Cambridge CSV.
+    Synth(SynthArgs),
+    /// Inspect traces.
+    Trace {
+        #[command(subcommand)]
+        cmd: TraceCmd,
+    },
+    /// Inspect configurations.
+    Config {
+        #[command(subcommand)]
+        cmd: ConfigCmd,
+    },
+    /// List the built-in presets.
+    Presets,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TraceCmd {
+    /// Requests, read %, mean size, footprint, duration, inter-arrival mean.
+    Stats(StatsArgs),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ConfigCmd {
+    /// Print the fully resolved configuration as TOML (every key --set accepts).
+    Show(ConfigArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ConfigArgs {
+    /// Preset to start from (see `ssdlab presets`).
+    #[arg(long, default_value = "tiny")]
+    pub preset: String,
+    /// TOML file overlaid on the preset.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Override one key, e.g. --set ftl.gc_victim=cost-benefit (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct TraceArgs {
+    /// Trace format.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "msr", "spc", "fiu", "disksim", "flashnet"])]
+    pub format: String,
+    /// Unit of DiskSim-style timestamps (default: ms with a decimal point, else ns).
+    #[arg(long, value_parser = ["s", "ms", "us", "ns", "auto"])]
+    pub time_unit: Option<String>,
+    /// Use only the first N requests.
+    #[arg(long)]
+    pub limit: Option<u64>,
+    /// Keep only requests of this disk number / ASU / device.
+    #[arg(long)]
+    pub device: Option<u32>,
+    /// Skip malformed lines (they are counted) instead of stopping.
+    #[arg(long)]
+    pub lenient: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    /// Trace file (plain or .gz).
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub trace: TraceArgs,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// Trace file (plain or .gz).
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub trace_opts: TraceArgs,
+    /// Synthetic workload instead of a trace, e.g. requests=1e5,write_ratio=0.6,size_kib=4|8,iat_us=50,footprint_gib=4,zipf=0.9
+    #[arg(long, value_name = "SPEC")]
+    pub synth: Option<String>,
+    /// Scheme (sets the `scheme` key).
+    #[arg(long)]
+    pub scheme: Option<String>,
+    /// Master seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Check read versions and mapping invariants during the run.
+    #[arg(long)]
+    pub verify: bool,
+    /// Write the JSON summary here.
+    #[arg(long, value_name = "OUT.json")]
+    pub json: Option<PathBuf>,
+    /// No banner, table or progress output.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SynthArgs {
+    /// Output CSV (MSR Cambridge format).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Number of requests.
+    #[arg(long, default_value_t = 100_000)]
+    pub requests: u64,
+    /// Fraction of writes.
+    #[arg(long, default_value_t = 0.5)]
+    pub write_ratio: f64,
+    /// Request sizes in KiB, chosen uniformly (comma separated).
+    #[arg(long, value_delimiter = ',', default_value = "4")]
+    pub size_kib: Vec<u32>,
+    /// Mean inter-arrival gap, µs.
+    #[arg(long, default_value_t = 100.0, conflicts_with = "rate_iops")]
+    pub iat_us: f64,
+    /// Arrival rate (alternative to --iat-us), requests per second.
+    #[arg(long)]
+    pub rate_iops: Option<f64>,
+    /// Constant gaps instead of exponential (Poisson) ones.
+    #[arg(long)]
+    pub constant: bool,
+    /// Address range, GiB.
+    #[arg(long, default_value_t = 1.0)]
+    pub footprint_gib: f64,
+    /// Zipf exponent over 4 KiB pages (0 = uniform).
+    #[arg(long, default_value_t = 0.0)]
+    pub zipf: f64,
+    /// Fraction of requests continuing the previous one.
+    #[arg(long, default_value_t = 0.0)]
+    pub seq: f64,
+    /// Seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+impl SynthArgs {
+    pub fn spec(&self) -> Result<SynthSpec, String> {
+        let gap = self.rate_iops.map_or(self.iat_us, |r| 1e6 / r);
+        let spec = SynthSpec {
+            requests: self.requests,
+            write_ratio: self.write_ratio,
+            size_kib: self.size_kib.clone(),
+            arrivals: if self.constant {
+                Arrivals::Constant(gap)
+            } else {
+                Arrivals::Exponential(gap)
+            },
+            footprint_gib: self.footprint_gib,
+            zipf: self.zipf,
+            seq: self.seq,
+            seed: self.seed,
+        };
+        spec.validate()?;
+        Ok(spec)
+    }
+}

@@ -1,0 +1,187 @@
+//! `ssdlab`: the command-line front end. All modelling lives in the `ssdlab` library.
+
+mod args;
+mod table;
+
+use anyhow::{Context, Result};
+use args::{
+    Cli, Command, ConfigArgs, ConfigCmd, RunArgs, StatsArgs, SynthArgs, TraceArgs, TraceCmd,
+};
+use clap::Parser;
+use ssdlab::config::{Config, ConfigBuilder, PRESETS};
+use ssdlab::sim::{RunOptions, Simulation};
+use ssdlab::workload::synth::SynthSpec;
+use ssdlab::workload::trace::{self, TraceOptions, TraceReader};
+use ssdlab::workload::Requests;
+use std::io::{IsTerminal, Write};
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = dispatch(cli) {
+        eprintln!("error: {e:#}");
+        std::process::exit(2);
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Run(a) => run(a),
+        Command::Synth(a) => synth(a),
+        Command::Trace {
+            cmd: TraceCmd::Stats(a),
+        } => trace_stats(a),
+        Command::Config {
+            cmd: ConfigCmd::Show(a),
+        } => {
+            print!("{}", build_config(&a, None)?.to_toml());
+            Ok(())
+        }
+        Command::Presets => {
+            for p in PRESETS {
+                println!("{:<18} {}", p.name, p.summary);
+            }
+            Ok(())
+        }
+    }
+}
+
+fn build_config(a: &ConfigArgs, scheme: Option<&str>) -> Result<Config> {
+    let mut b = ConfigBuilder::preset(&a.preset)?;
+    if let Some(path) = &a.config {
+        b = b.overlay_file(path)?;
+    }
+    if let Some(s) = scheme {
+        b = b.set(&format!("scheme=\"{s}\""))?;
+    }
+    for s in &a.set {
+        b = b.set(s)?;
+    }
+    Ok(b.build()?)
+}
+
+fn trace_options(a: &TraceArgs) -> Result<TraceOptions> {
+    Ok(TraceOptions {
+        format: match a.format.as_str() {
+            "auto" => None,
+            f => Some(f.parse().map_err(anyhow::Error::msg)?),
+        },
+        time_unit: a
+            .time_unit
+            .as_deref()
+            .map(str::parse)
+            .transpose()
+            .map_err(anyhow::Error::msg)?,
+        limit: a.limit,
+        device: a.device,
+        lenient: a.lenient,
+    })
+}
+
+fn run(a: RunArgs) -> Result<()> {
+    let cfg = build_config(&a.config, a.scheme.as_deref())?;
+    let opts = RunOptions {
+        seed: a.seed,
+        verify: a.verify,
+    };
+    let mut reader;
+    let mut synth;
+    let (workload, source): (&mut Requests, String) = match (&a.trace, &a.synth) {
+        (Some(path), None) => {
+            reader = TraceReader::open(path, trace_options(&a.trace_opts)?)?;
+            let src = format!("{} ({})", path.display(), reader.format().name());
+            (&mut reader, src)
+        }
+        (None, Some(spec)) => {
+            let spec: SynthSpec = spec
+                .parse()
+                .map_err(anyhow::Error::msg)
+                .context("--synth")?;
+            synth = spec.generate().map_err(anyhow::Error::msg)?;
+            (
+                &mut synth,
+                format!("synthetic: {}", a.synth.as_deref().unwrap_or_default()),
+            )
+        }
+        _ => anyhow::bail!("give exactly one of --trace FILE or --synth SPEC"),
+    };
+    if !a.quiet {
+        eprintln!(
+            "ssdlab {} | config {} | seed {} | {source}",
+            env!("CARGO_PKG_VERSION"),
+            cfg.hash(),
+            a.seed
+        );
+    }
+    let mut sim = Simulation::new(&cfg, opts, workload)?;
+    let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::new_spinner();
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+                .expect("valid template"),
+        );
+        b
+    });
+    if let Some(b) = bar.clone() {
+        sim.on_progress(Box::new(move |n| {
+            b.set_message(format!("{n} requests done"))
+        }));
+    }
+    let summary = sim.run()?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    if !a.quiet {
+        print!("{}", table::render(&summary, &cfg));
+    }
+    if let Some(path) = &a.json {
+        let text = serde_json::to_string_pretty(&summary)?;
+        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn synth(a: SynthArgs) -> Result<()> {
+    let spec = a.spec().map_err(anyhow::Error::msg)?;
+    let gen = spec.generate().map_err(anyhow::Error::msg)?;
+    let file =
+        std::fs::File::create(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let mut out = std::io::BufWriter::new(file);
+    let n = gen.write_msr_csv(&mut out)?;
+    out.flush()?;
+    eprintln!(
+        "wrote {n} requests to {} (MSR Cambridge CSV)",
+        a.out.display()
+    );
+    Ok(())
+}
+
+fn trace_stats(a: StatsArgs) -> Result<()> {
+    let path = a.file;
+    let reader = TraceReader::open(&path, trace_options(&a.trace)?)?;
+    let s = trace::stats(reader)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&s)?);
+        return Ok(());
+    }
+    println!("trace              {}", path.display());
+    println!("format             {}", s.format);
+    println!("requests           {}", s.requests);
+    println!("read %             {:.2}", s.read_pct);
+    println!("mean size          {:.0} B", s.mean_size_bytes);
+    println!(
+        "footprint          {:.3} GiB (distinct 4 KiB blocks)",
+        s.footprint_bytes as f64 / 1073741824.0
+    );
+    println!(
+        "address span       {} .. {} B",
+        s.min_offset_bytes, s.max_end_bytes
+    );
+    println!("duration           {:.3} s", s.duration_s);
+    println!("inter-arrival mean {:.3} us", s.mean_interarrival_us);
+    let c = &s.counts;
+    println!(
+        "skipped lines      {} framing, {} malformed, {} zero-size, {} other devices; {} timestamps clamped",
+        c.skipped_framing, c.skipped_malformed, c.skipped_zero_size, c.filtered_device, c.clamped_timestamps
+    );
+    Ok(())
+}

@@ -1,0 +1,61 @@
+//! The human-readable summary printed by `ssdlab run`.
+
+use ssdlab::config::Config;
+use ssdlab::metrics::{LatencySummary, Summary};
+use std::fmt::Write;
+
+fn row(out: &mut String, name: &str, l: &LatencySummary) {
+    let _ = writeln!(
+        out,
+        "{name:<6} {:>9} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>11.1}",
+        l.count, l.mean_us, l.p50_us, l.p95_us, l.p99_us, l.p99_9_us, l.max_us
+    );
+}
+
+/// Renders the summary as a few aligned tables.
+pub fn render(s: &Summary, cfg: &Config) -> String {
+    let mut o = String::new();
+    let g = &cfg.geometry;
+    let _ = writeln!(
+        o,
+        "drive: {} ch x {} chips x {} dies x {} planes x {} blocks x {} pages of {} B, {:?}; scheme {}; sched {:?}",
+        g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die, g.blocks_per_plane, g.pages_per_block,
+        g.page_size_bytes, cfg.flash.cell, s.scheme, cfg.sched.policy
+    );
+    let _ = writeln!(o, "\nresponse time (us)  count       mean        p50        p95        p99      p99.9         max");
+    row(&mut o, "all", &s.all);
+    row(&mut o, "read", &s.read);
+    row(&mut o, "write", &s.write);
+    let _ = writeln!(
+        o,
+        "\nreads blocked by program/erase: {} pages ({:.2} %)",
+        s.reads_blocked, s.reads_blocked_pct
+    );
+    let w = &s.read_wait_us;
+    let _ = writeln!(
+        o,
+        "mean read page (us): service {:.1} + bus {:.1} + behind reads {:.1} + user programs {:.1} + gc {:.1} + erases {:.1}",
+        w["service"], w["bus"], w["read"], w["user_program"], w["gc"], w["erase"]
+    );
+    let _ = writeln!(
+        o,
+        "flash: {} reads, {} programs, {} erases; write amplification {:.3}; gc {} jobs, {:.1} ms, {} pages moved",
+        s.flash.reads, s.flash.programs, s.flash.erases, s.write_amplification, s.gc.count, s.gc.time_ms, s.gc.pages_moved
+    );
+    let _ = writeln!(
+        o,
+        "wear: erases per block min {} / mean {:.2} / max {}",
+        s.wear.erase_min, s.wear.erase_mean, s.wear.erase_max
+    );
+    let _ = writeln!(
+        o,
+        "sim: {:.3} s simulated, {:.3} s wall, {} events, {:.0} requests/s, {:.0} events/s{}",
+        s.simulated_s,
+        s.sim.wall_s,
+        s.sim.events,
+        s.sim.requests_per_s,
+        s.sim.events_per_s,
+        if s.verified { "; verify: passed" } else { "" }
+    );
+    o
+}

@@ -1,0 +1,475 @@
+//! Configuration: a raw serde layer merged from preset, file and `--set` overrides, then
+//! validated into a [`Config`] with every value resolved (no `Option`s).
+//!
+//! Every key, its unit, default and source is documented in `docs/config.md`.
+
+mod presets;
+mod validate;
+
+pub use validate::gc_threshold_blocks;
+
+pub use presets::{preset_names, Preset, PRESETS};
+
+use crate::flash::CellType;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use thiserror::Error;
+
+/// A configuration problem, naming the key and the constraint it breaks.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The preset name is not one of [`preset_names`].
+    #[error("unknown preset `{0}` (known: {known})", known = preset_names().join(", "))]
+    UnknownPreset(String),
+    /// A config file could not be read.
+    #[error("cannot read config file {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// TOML syntax error or unknown/mistyped key.
+    #[error("{origin}: {message}")]
+    Parse {
+        /// Where the text came from (preset, file or `--set`).
+        origin: String,
+        /// What the parser said, naming the key.
+        message: String,
+    },
+    /// A `--set` argument is not `key=value`.
+    #[error("--set `{0}`: expected key=value, e.g. ftl.gc_threshold=0.1")]
+    BadSet(String),
+    /// Values that parse but cannot work together; one line per violation.
+    #[error("invalid configuration:\n  {}", .0.join("\n  "))]
+    Invalid(Vec<String>),
+}
+
+/// Physical organisation of the drive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeometryConfig {
+    /// Independent channels (buses).
+    pub channels: u32,
+    /// Chips sharing each channel's bus.
+    pub chips_per_channel: u32,
+    /// Dies per chip; a die runs one array operation at a time.
+    pub dies_per_chip: u32,
+    /// Planes per die (each with its own blocks and active blocks).
+    pub planes_per_die: u32,
+    /// Erase blocks per plane.
+    pub blocks_per_plane: u32,
+    /// Pages per erase block.
+    pub pages_per_block: u32,
+    /// Bytes per flash page (the mapping unit).
+    pub page_size_bytes: u32,
+}
+
+/// Flash timing as written in a config: values left out come from the cell-type preset.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFlash {
+    cell: CellType,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    read_us: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    program_us: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    erase_us: Option<f64>,
+    bus_mb_per_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transfer_us: Option<f64>,
+    command_us: f64,
+    copyback: bool,
+}
+
+/// Resolved flash timing and options.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FlashConfig {
+    /// Cell type whose preset supplied the timings not given explicitly.
+    pub cell: CellType,
+    /// Array read (sense) time per page, µs.
+    pub read_us: f64,
+    /// Array program time per page, µs.
+    pub program_us: f64,
+    /// Block erase time, µs.
+    pub erase_us: f64,
+    /// Channel bus rate, MB/s (10^6 bytes per second); sets `transfer_us` when that is not given.
+    pub bus_mb_per_s: f64,
+    /// Bus time to move one page between controller and die, µs.
+    pub transfer_us: f64,
+    /// Command/address overhead added to every array operation, µs.
+    pub command_us: f64,
+    /// GC moves pages inside the plane (copy-back) without crossing the bus.
+    pub copyback: bool,
+}
+
+/// GC victim selection policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcVictim {
+    /// Fewest valid pages.
+    Greedy,
+    /// Maximise age × (1 − u) / 2u (Kawaguchi et al. 1995).
+    CostBenefit,
+    /// Uniformly random among full blocks (seeded).
+    Random,
+}
+
+/// Where writes of a logical page go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Allocation {
+    /// Plane fixed by the logical page number, striped in `stripe_order`.
+    Static,
+    /// Least-busy die first, then the plane with most free blocks.
+    Dynamic,
+}
+
+/// One dimension of the striping order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StripeDim {
+    /// Channel index.
+    Channel,
+    /// Chip index within a channel.
+    Chip,
+    /// Die index within a chip.
+    Die,
+    /// Plane index within a die.
+    Plane,
+}
+
+/// What to do with trace addresses beyond the logical capacity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OutOfRange {
+    /// Take the logical page number modulo the capacity.
+    Wrap,
+    /// Stop the run with an error naming the request.
+    Error,
+}
+
+/// FTL settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlConfig {
+    /// Fraction of physical pages hidden from the host.
+    pub over_provisioning: f64,
+    /// GC runs on a plane when its free blocks fall to this fraction of its blocks (at least 2 blocks).
+    pub gc_threshold: f64,
+    /// Victim selection policy.
+    pub gc_victim: GcVictim,
+    /// Write allocation policy.
+    pub allocation: Allocation,
+    /// Order in which consecutive logical pages stripe over the dimensions (first varies fastest).
+    pub stripe_order: [StripeDim; 4],
+    /// Handling of addresses beyond the logical capacity.
+    pub out_of_range: OutOfRange,
+}
+
+/// How preconditioning writes the logical space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FillPattern {
+    /// Logical pages 0, 1, 2, … in order.
+    Sequential,
+    /// A random subset, then random overwrites of it.
+    Random,
+}
+
+/// Preconditioning before measurement (instantaneous, not timed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreconditionConfig {
+    /// Fraction of the logical space written before the trace starts.
+    pub fill: f64,
+    /// Order of the fill.
+    pub pattern: FillPattern,
+    /// For `random`: extra overwrites as a fraction of the filled pages, spreading invalid pages.
+    pub overwrite: f64,
+}
+
+/// Per-die scheduling policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchedPolicy {
+    /// Oldest operation first, whatever its kind.
+    Fifo,
+    /// Read-priority scheduling: queued reads go before queued writes and internal work.
+    Rps,
+}
+
+/// Scheduling settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedConfig {
+    /// Policy choosing the next operation on an idle die.
+    pub policy: SchedPolicy,
+    /// Bound on outstanding page writes in the controller's write queue (device-wide); 0 = none.
+    pub max_outstanding_writes: u32,
+}
+
+/// Host replay modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostMode {
+    /// Requests arrive at their (scaled) trace timestamps.
+    Open,
+    /// Timestamps ignored; `queue_depth` requests kept outstanding.
+    Closed,
+}
+
+/// Host settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    /// Open- or closed-loop replay.
+    pub mode: HostMode,
+    /// Outstanding requests in closed-loop mode.
+    pub queue_depth: u32,
+    /// Multiplies every inter-arrival time (0.5 halves them).
+    pub time_scale: f64,
+}
+
+/// The scheme whose policies fill the core's decision points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchemeKind {
+    /// No interference mitigation: reads served at home, policies as configured.
+    Baseline,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    scheme: SchemeKind,
+    geometry: GeometryConfig,
+    flash: RawFlash,
+    ftl: FtlConfig,
+    precondition: PreconditionConfig,
+    sched: SchedConfig,
+    host: HostConfig,
+}
+
+/// A validated, fully resolved configuration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Config {
+    /// Scheme.
+    pub scheme: SchemeKind,
+    /// Geometry.
+    pub geometry: GeometryConfig,
+    /// Flash timing.
+    pub flash: FlashConfig,
+    /// FTL.
+    pub ftl: FtlConfig,
+    /// Preconditioning.
+    pub precondition: PreconditionConfig,
+    /// Scheduling.
+    pub sched: SchedConfig,
+    /// Host.
+    pub host: HostConfig,
+}
+
+/// Builds a [`Config`] from a preset, optional config files and `key=value` overrides.
+#[derive(Debug, Clone)]
+pub struct ConfigBuilder {
+    table: toml::Table,
+}
+
+impl ConfigBuilder {
+    /// Starts from the named preset.
+    ///
+    /// # Errors
+    /// [`ConfigError::UnknownPreset`] if the name is not a preset.
+    pub fn preset(name: &str) -> Result<Self, ConfigError> {
+        let preset = PRESETS
+            .iter()
+            .find(|p| p.name == name)
+            .ok_or_else(|| ConfigError::UnknownPreset(name.to_string()))?;
+        let mut table = parse_table(presets::DEFAULT_TOML, "built-in defaults")?;
+        merge(
+            &mut table,
+            parse_table(preset.toml, &format!("preset {name}"))?,
+        );
+        Ok(ConfigBuilder { table })
+    }
+
+    /// Overlays a TOML document (e.g. a `--config` file's contents).
+    ///
+    /// # Errors
+    /// [`ConfigError::Parse`] on TOML syntax errors.
+    pub fn overlay_toml(mut self, text: &str, origin: &str) -> Result<Self, ConfigError> {
+        merge(&mut self.table, parse_table(text, origin)?);
+        Ok(self)
+    }
+
+    /// Overlays a TOML file.
+    ///
+    /// # Errors
+    /// [`ConfigError::Io`] or [`ConfigError::Parse`].
+    pub fn overlay_file(self, path: &std::path::Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        self.overlay_toml(&text, &path.display().to_string())
+    }
+
+    /// Applies one `dotted.key=value` override; the value is read as TOML, else as a string.
+    ///
+    /// # Errors
+    /// [`ConfigError::BadSet`] when there is no `=` or the key is empty.
+    pub fn set(mut self, assignment: &str) -> Result<Self, ConfigError> {
+        let (key, value) = assignment
+            .split_once('=')
+            .ok_or_else(|| ConfigError::BadSet(assignment.to_string()))?;
+        let key = key.trim();
+        if key.is_empty() || key.split('.').any(str::is_empty) {
+            return Err(ConfigError::BadSet(assignment.to_string()));
+        }
+        let value = value.trim();
+        let parsed = toml::from_str::<toml::Table>(&format!("v = {value}"))
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or_else(|| toml::Value::String(value.to_string()));
+        let mut node = &mut self.table;
+        let parts: Vec<&str> = key.split('.').collect();
+        for part in &parts[..parts.len() - 1] {
+            let entry = node
+                .entry(part.to_string())
+                .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+            node = match entry {
+                toml::Value::Table(t) => t,
+                _ => {
+                    return Err(ConfigError::BadSet(format!(
+                        "{assignment} ({part} is not a table)"
+                    )))
+                }
+            };
+        }
+        node.insert(parts[parts.len() - 1].to_string(), parsed);
+        Ok(self)
+    }
+
+    /// Parses and validates the merged configuration.
+    ///
+    /// # Errors
+    /// [`ConfigError::Parse`] for unknown keys or wrong types (the key is named),
+    /// [`ConfigError::Invalid`] listing every violated constraint.
+    pub fn build(self) -> Result<Config, ConfigError> {
+        let text = toml::to_string(&self.table).map_err(|e| ConfigError::Parse {
+            origin: "merged configuration".into(),
+            message: e.to_string(),
+        })?;
+        let raw: RawConfig = toml::from_str(&text).map_err(|e| ConfigError::Parse {
+            origin: "configuration".into(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        validate::resolve(raw)
+    }
+}
+
+impl Config {
+    /// Loads a preset with no overrides.
+    ///
+    /// # Errors
+    /// As [`ConfigBuilder::preset`] and [`ConfigBuilder::build`].
+    pub fn preset(name: &str) -> Result<Config, ConfigError> {
+        ConfigBuilder::preset(name)?.build()
+    }
+
+    /// The fully resolved configuration as TOML (every key `--set` accepts).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a validated config always serialises")
+    }
+
+    /// A stable hash of the resolved configuration (first 16 hex digits of SHA-256 of its TOML).
+    pub fn hash(&self) -> String {
+        let digest = Sha256::digest(self.to_toml().as_bytes());
+        digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+fn parse_table(text: &str, origin: &str) -> Result<toml::Table, ConfigError> {
+    toml::from_str(text).map_err(|e| ConfigError::Parse {
+        origin: origin.to_string(),
+        message: e.to_string().trim_end().to_string(),
+    })
+}
+
+/// Deep-merges `over` into `base`: tables merge key by key, other values replace.
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (key, value) in over {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(key, v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_validates() {
+        for p in PRESETS {
+            let c = Config::preset(p.name).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            assert!(c.flash.read_us > 0.0);
+        }
+    }
+
+    #[test]
+    fn shown_config_reloads_to_the_same_config() {
+        let c = ConfigBuilder::preset("hotr")
+            .unwrap()
+            .set("ftl.gc_victim=cost-benefit")
+            .unwrap()
+            .build()
+            .unwrap();
+        let again = ConfigBuilder::preset("tiny")
+            .unwrap()
+            .overlay_toml(&c.to_toml(), "shown")
+            .unwrap()
+            .build()
+            .unwrap();
+        assert_eq!(c, again);
+        assert_eq!(c.hash(), again.hash());
+    }
+
+    #[test]
+    fn unknown_key_is_named() {
+        let err = ConfigBuilder::preset("tiny")
+            .unwrap()
+            .set("ftl.gc_thresh=0.1")
+            .unwrap()
+            .build()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("gc_thresh"), "{err}");
+    }
+
+    #[test]
+    fn cell_type_sets_timings_unless_overridden() {
+        let c = ConfigBuilder::preset("tiny")
+            .unwrap()
+            .set("flash.cell=qlc")
+            .unwrap()
+            .build()
+            .unwrap();
+        assert_eq!((c.flash.read_us, c.flash.program_us), (140.0, 3000.0));
+        let c = ConfigBuilder::preset("tiny")
+            .unwrap()
+            .set("flash.cell=qlc")
+            .unwrap()
+            .set("flash.read_us=99")
+            .unwrap()
+            .build()
+            .unwrap();
+        assert_eq!(c.flash.read_us, 99.0);
+    }
+}

@@ -1,0 +1,54 @@
+//! Built-in presets: embedded TOML overlays on `default.toml`.
+
+/// The defaults every preset starts from.
+pub(crate) const DEFAULT_TOML: &str = include_str!("presets/default.toml");
+
+/// A named preset.
+#[derive(Debug, Clone, Copy)]
+pub struct Preset {
+    /// Name used with `--preset`.
+    pub name: &'static str,
+    /// One-line description.
+    pub summary: &'static str,
+    /// The overlay.
+    pub toml: &'static str,
+}
+
+/// All presets, in the order `ssdlab presets` lists them.
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        name: "tiny",
+        summary: "1 channel x 1 chip x 1 die x 1 plane, 64 blocks x 64 pages of 4 KiB, SLC (tests)",
+        toml: include_str!("presets/tiny.toml"),
+    },
+    Preset {
+        name: "hotr",
+        summary: "hotr.txt Table II / deduphr.txt Table 1: 10 chips x 8 planes x 2048 blocks x 64 pages, 4 KiB, 15 % OP, TLC",
+        toml: include_str!("presets/hotr.toml"),
+    },
+    Preset {
+        name: "pe-suspension-slc",
+        summary: "pe-suspension.txt Table 1 SLC: 16 chips on 16 channels, 4 planes of 512 MB, 2 KiB pages, 30 % OP",
+        toml: include_str!("presets/pe-suspension-slc.toml"),
+    },
+    Preset {
+        name: "pe-suspension-mlc",
+        summary: "pe-suspension.txt Table 1 MLC: 16 chips on 16 channels, 4 planes of 1 GB, 4 KiB pages, 30 % OP",
+        toml: include_str!("presets/pe-suspension-mlc.toml"),
+    },
+    Preset {
+        name: "shadowgc",
+        summary: "shadowgc.txt §4.1: 1 TiB MLC, 512 pages/block, 16 KiB pages, 7 % OP, read 120 us, program 600 us",
+        toml: include_str!("presets/shadowgc.toml"),
+    },
+    Preset {
+        name: "hire",
+        summary: "hire.txt §4.1: 128 GiB, 8 channels x 8 chips, MLC, 90 us sense + 80 us transfer, 600 us program",
+        toml: include_str!("presets/hire.toml"),
+    },
+];
+
+/// Names of all presets.
+pub fn preset_names() -> Vec<&'static str> {
+    PRESETS.iter().map(|p| p.name).collect()
+}

@@ -1,0 +1,187 @@
+//! Raw → validated configuration. Every violated constraint is reported, each naming its key.
+
+use super::{Config, ConfigError, FlashConfig, RawConfig};
+
+pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
+    let mut errs = Vec::new();
+    let g = &raw.geometry;
+    for (key, v) in [
+        ("geometry.channels", g.channels),
+        ("geometry.chips_per_channel", g.chips_per_channel),
+        ("geometry.dies_per_chip", g.dies_per_chip),
+        ("geometry.planes_per_die", g.planes_per_die),
+        ("geometry.blocks_per_plane", g.blocks_per_plane),
+        ("geometry.pages_per_block", g.pages_per_block),
+        ("geometry.page_size_bytes", g.page_size_bytes),
+    ] {
+        if v == 0 {
+            errs.push(format!("{key} = 0: must be >= 1"));
+        }
+    }
+    if g.page_size_bytes % 512 != 0 {
+        errs.push(format!(
+            "geometry.page_size_bytes = {}: must be a multiple of 512 (the sector size)",
+            g.page_size_bytes
+        ));
+    }
+    let pages = [
+        g.channels,
+        g.chips_per_channel,
+        g.dies_per_chip,
+        g.planes_per_die,
+        g.blocks_per_plane,
+        g.pages_per_block,
+    ]
+    .iter()
+    .map(|&v| u128::from(v))
+    .product::<u128>();
+    if pages >= u128::from(u32::MAX) {
+        errs.push(format!(
+            "geometry: {pages} physical pages: must be below 2^32 - 1 (page numbers are 32-bit)"
+        ));
+    }
+    if g.pages_per_block > u32::from(u16::MAX) {
+        errs.push(format!(
+            "geometry.pages_per_block = {}: must be <= 65535",
+            g.pages_per_block
+        ));
+    }
+    let f = &raw.flash;
+    let (read_d, prog_d, erase_d) = f.cell.timing_us();
+    let flash = FlashConfig {
+        cell: f.cell,
+        read_us: f.read_us.unwrap_or(read_d),
+        program_us: f.program_us.unwrap_or(prog_d),
+        erase_us: f.erase_us.unwrap_or(erase_d),
+        bus_mb_per_s: f.bus_mb_per_s,
+        transfer_us: f
+            .transfer_us
+            .unwrap_or(f64::from(g.page_size_bytes) / f.bus_mb_per_s),
+        command_us: f.command_us,
+        copyback: f.copyback,
+    };
+    for (key, v) in [
+        ("flash.read_us", flash.read_us),
+        ("flash.program_us", flash.program_us),
+        ("flash.erase_us", flash.erase_us),
+        ("flash.transfer_us", flash.transfer_us),
+        ("flash.command_us", flash.command_us),
+    ] {
+        if !(v.is_finite() && (0.0..=1e9).contains(&v)) {
+            errs.push(format!(
+                "{key} = {v}: must be a finite duration between 0 and 1e9 us"
+            ));
+        }
+    }
+    if !(flash.bus_mb_per_s.is_finite() && flash.bus_mb_per_s > 0.0) {
+        errs.push(format!(
+            "flash.bus_mb_per_s = {}: must be > 0",
+            flash.bus_mb_per_s
+        ));
+    }
+    let t = &raw.ftl;
+    if !(0.0..1.0).contains(&t.over_provisioning) {
+        errs.push(format!(
+            "ftl.over_provisioning = {}: must be in [0, 1) (a fraction of the physical pages)",
+            t.over_provisioning
+        ));
+    }
+    if !(0.0..1.0).contains(&t.gc_threshold) {
+        errs.push(format!(
+            "ftl.gc_threshold = {}: must be in [0, 1) (a fraction of the blocks per plane)",
+            t.gc_threshold
+        ));
+    } else if g.blocks_per_plane > 0 {
+        let threshold = gc_threshold_blocks(t.gc_threshold, g.blocks_per_plane);
+        if threshold + 2 > g.blocks_per_plane {
+            errs.push(format!(
+                "ftl.gc_threshold = {}: gives {threshold} free blocks per plane, leaving fewer than 2 blocks for data out of geometry.blocks_per_plane = {}",
+                t.gc_threshold, g.blocks_per_plane
+            ));
+        } else if g.pages_per_block > 0 && (0.0..1.0).contains(&t.over_provisioning) {
+            // Data must fit beside the GC reserve, or GC can never find a victim with free space.
+            let usable =
+                u64::from(g.blocks_per_plane - threshold - 1) * u64::from(g.pages_per_block);
+            let per_plane = (1.0 - t.over_provisioning)
+                * (u64::from(g.blocks_per_plane) * u64::from(g.pages_per_block)) as f64;
+            if per_plane >= usable as f64 {
+                errs.push(format!(
+                    "ftl.over_provisioning = {}: logical data per plane ({per_plane:.0} pages) must be below the pages outside the GC reserve ({usable}); raise over_provisioning or lower ftl.gc_threshold",
+                    t.over_provisioning
+                ));
+            }
+        }
+    }
+    let p = &raw.precondition;
+    if !(0.0..=1.0).contains(&p.fill) {
+        errs.push(format!("precondition.fill = {}: must be in [0, 1]", p.fill));
+    }
+    if !(p.overwrite.is_finite() && (0.0..=100.0).contains(&p.overwrite)) {
+        errs.push(format!(
+            "precondition.overwrite = {}: must be in [0, 100]",
+            p.overwrite
+        ));
+    }
+    let h = &raw.host;
+    if h.queue_depth == 0 {
+        errs.push("host.queue_depth = 0: must be >= 1".to_string());
+    }
+    if !(h.time_scale.is_finite() && h.time_scale > 0.0) {
+        errs.push(format!("host.time_scale = {}: must be > 0", h.time_scale));
+    }
+    if !errs.is_empty() {
+        return Err(ConfigError::Invalid(errs));
+    }
+    Ok(Config {
+        scheme: raw.scheme,
+        geometry: raw.geometry,
+        flash,
+        ftl: raw.ftl,
+        precondition: raw.precondition,
+        sched: raw.sched,
+        host: raw.host,
+    })
+}
+
+/// Free blocks per plane at or below which GC runs: `ceil(fraction × blocks)`, at least 2
+/// (one block is always kept for GC's own destination).
+pub fn gc_threshold_blocks(fraction: f64, blocks_per_plane: u32) -> u32 {
+    ((fraction * f64::from(blocks_per_plane)).ceil() as u32).max(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::ConfigBuilder;
+
+    fn violations(sets: &[&str]) -> String {
+        let mut b = ConfigBuilder::preset("tiny").unwrap();
+        for s in sets {
+            b = b.set(s).unwrap();
+        }
+        b.build().unwrap_err().to_string()
+    }
+
+    #[test]
+    fn impossible_geometry_names_every_field() {
+        let e = violations(&["geometry.pages_per_block=0", "geometry.channels=0"]);
+        assert!(
+            e.contains("geometry.pages_per_block = 0") && e.contains("geometry.channels = 0"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn op_of_one_is_rejected() {
+        assert!(violations(&["ftl.over_provisioning=1.0"]).contains("ftl.over_provisioning"));
+    }
+
+    #[test]
+    fn gc_threshold_beyond_blocks_is_rejected() {
+        assert!(violations(&["ftl.gc_threshold=0.99"]).contains("ftl.gc_threshold"));
+    }
+
+    #[test]
+    fn zero_op_cannot_fit_the_gc_reserve() {
+        assert!(violations(&["ftl.over_provisioning=0.0"]).contains("GC reserve"));
+    }
+}

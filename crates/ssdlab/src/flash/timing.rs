@@ -1,0 +1,64 @@
+//! Cell-type timing presets and the per-operation times used by the dies.
+
+use crate::config::FlashConfig;
+use crate::time::us_to_ns;
+use serde::{Deserialize, Serialize};
+
+/// NAND cell types with preset timings (SPEC.md, "Flash-type presets").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CellType {
+    /// 1 bit per cell.
+    Slc,
+    /// 2 bits per cell.
+    Mlc,
+    /// 3 bits per cell.
+    Tlc,
+    /// 4 bits per cell.
+    Qlc,
+    /// 64-layer 3D TLC.
+    #[serde(rename = "3d-tlc")]
+    Tlc3d,
+}
+
+impl CellType {
+    /// Preset (read, program, erase) times in µs. SLC/MLC/TLC: vendor white-paper ranges
+    /// (upper ends); QLC: typical datasheet class; 3D-TLC: deduphr.txt §4.3.
+    pub fn timing_us(self) -> (f64, f64, f64) {
+        match self {
+            CellType::Slc => (25.0, 300.0, 1500.0),
+            CellType::Mlc => (50.0, 900.0, 3000.0),
+            CellType::Tlc => (75.0, 1350.0, 4500.0),
+            CellType::Qlc => (140.0, 3000.0, 10000.0),
+            CellType::Tlc3d => (90.0, 900.0, 10000.0),
+        }
+    }
+}
+
+/// Operation times in nanoseconds.
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    /// Array read (sense).
+    pub read_ns: u64,
+    /// Array program.
+    pub program_ns: u64,
+    /// Block erase.
+    pub erase_ns: u64,
+    /// One page over the channel bus.
+    pub transfer_ns: u64,
+    /// Command overhead per array operation.
+    pub command_ns: u64,
+}
+
+impl Timing {
+    /// Times of a resolved flash config.
+    pub fn new(f: &FlashConfig) -> Self {
+        Timing {
+            read_ns: us_to_ns(f.read_us),
+            program_ns: us_to_ns(f.program_us),
+            erase_ns: us_to_ns(f.erase_us),
+            transfer_ns: us_to_ns(f.transfer_us),
+            command_ns: us_to_ns(f.command_us),
+        }
+    }
+}

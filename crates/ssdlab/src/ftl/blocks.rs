@@ -1,0 +1,100 @@
+//! Block and plane bookkeeping: write pointers, valid counts, erase counts, free pools and the
+//! active block of each write stream.
+
+use crate::time::SimTime;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Write streams: each plane has one active block per stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    /// Host writes.
+    User = 0,
+    /// GC relocations.
+    Gc = 1,
+}
+
+impl Stream {
+    /// Number of streams.
+    pub const COUNT: usize = 2;
+    /// Only GC may take a plane's last free block, so GC can always make progress.
+    pub fn may_take_last_block(self) -> bool {
+        self == Stream::Gc
+    }
+}
+
+/// Life cycle of a block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockState {
+    /// Erased, in the plane's free pool.
+    Free,
+    /// Being written by a stream.
+    Active,
+    /// Fully written and settled: a GC candidate.
+    Full,
+    /// Chosen by GC; its valid pages are being moved.
+    Victim,
+}
+
+/// Per-block metadata.
+#[derive(Debug, Clone)]
+pub struct BlockInfo {
+    /// State.
+    pub state: BlockState,
+    /// Pages holding valid data.
+    pub valid: u32,
+    /// Next page to program.
+    pub write_ptr: u32,
+    /// Pages allocated whose program has not completed.
+    pub inflight: u32,
+    /// Erases so far.
+    pub erase_count: u32,
+    /// Time the last page was allocated (age for cost-benefit GC).
+    pub last_write: SimTime,
+}
+
+/// Per-plane pools.
+#[derive(Debug, Clone)]
+pub struct PlaneInfo {
+    /// Free blocks ordered by (erase count, index): the least worn is taken first.
+    pub free: BinaryHeap<Reverse<(u32, u32)>>,
+    /// Active block per stream (`u32::MAX` = none).
+    pub active: [u32; Stream::COUNT],
+    /// A GC job is running on this plane.
+    pub gc_running: bool,
+}
+
+impl PlaneInfo {
+    /// A plane whose blocks `first..first + n` are all free.
+    pub fn new(first: u32, n: u32) -> Self {
+        PlaneInfo {
+            free: (first..first + n).map(|b| Reverse((0, b))).collect(),
+            active: [u32::MAX; Stream::COUNT],
+            gc_running: false,
+        }
+    }
+    /// Free blocks in the pool.
+    pub fn free_blocks(&self) -> u32 {
+        self.free.len() as u32
+    }
+}
+
+impl BlockInfo {
+    /// A fresh, erased block.
+    pub fn new() -> Self {
+        BlockInfo {
+            state: BlockState::Free,
+            valid: 0,
+            write_ptr: 0,
+            inflight: 0,
+            erase_count: 0,
+            last_write: SimTime::ZERO,
+        }
+    }
+}
+
+impl Default for BlockInfo {
+    fn default() -> Self {
+        Self::new()
+    }
+}

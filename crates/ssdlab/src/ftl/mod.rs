@@ -1,0 +1,246 @@
+//! The flash translation layer: page-level mapping, block allocation per plane and stream,
+//! GC victim choice, wear (least-erased free block first) and preconditioning.
+//!
+//! The FTL holds state and answers questions; the timed work (GC reads, programs, erases) is
+//! issued by the simulation as operations on the dies, so it interferes with user I/O.
+
+pub mod alloc;
+pub mod blocks;
+pub mod gc;
+pub mod mapping;
+pub mod precondition;
+
+use crate::config::{gc_threshold_blocks, Config};
+use crate::flash::{BlockId, Geometry, PlaneId, Ppn};
+use crate::time::SimTime;
+use alloc::Striping;
+use blocks::{BlockInfo, BlockState, PlaneInfo, Stream};
+use gc::VictimPolicy;
+use mapping::{Mapping, NONE};
+use rand_chacha::ChaCha8Rng;
+use std::cmp::Reverse;
+
+/// The FTL state.
+pub struct Ftl {
+    /// Geometry.
+    pub geo: Geometry,
+    /// Mapping and versions.
+    pub map: Mapping,
+    /// Per-block metadata, indexed by global block number.
+    pub blocks: Vec<BlockInfo>,
+    /// Per-plane pools, indexed by global plane number.
+    pub planes: Vec<PlaneInfo>,
+    /// GC runs on a plane when its free blocks are at or below this.
+    pub gc_threshold: u32,
+    striping: Striping,
+    victim: Box<dyn VictimPolicy>,
+}
+
+/// Logical capacity in pages: physical × (1 − over-provisioning), rounded down.
+pub fn logical_pages(cfg: &Config) -> u32 {
+    let physical = Geometry::new(&cfg.geometry).pages();
+    ((1.0 - cfg.ftl.over_provisioning) * f64::from(physical)).floor() as u32
+}
+
+impl Ftl {
+    /// An empty (fully erased) drive.
+    pub fn new(cfg: &Config, gc_rng: ChaCha8Rng) -> Self {
+        let geo = Geometry::new(&cfg.geometry);
+        let planes = (0..geo.planes())
+            .map(|p| PlaneInfo::new(p * geo.blocks_per_plane, geo.blocks_per_plane))
+            .collect();
+        Ftl {
+            map: Mapping::new(logical_pages(cfg), geo.pages()),
+            blocks: vec![BlockInfo::new(); geo.blocks() as usize],
+            planes,
+            gc_threshold: gc_threshold_blocks(cfg.ftl.gc_threshold, geo.blocks_per_plane),
+            striping: Striping::new(cfg.ftl.stripe_order),
+            victim: gc::policy(cfg.ftl.gc_victim, gc_rng),
+            geo,
+        }
+    }
+
+    /// The plane a logical page belongs to under static striping (also where never-written
+    /// pages are read from).
+    pub fn home_plane(&self, lpn: u32) -> PlaneId {
+        self.striping.plane(lpn, &self.geo)
+    }
+
+    /// Whether `stream` can get a page on `plane` now.
+    pub fn can_alloc(&self, plane: PlaneId, stream: Stream) -> bool {
+        let p = &self.planes[plane.0 as usize];
+        let active = p.active[stream as usize];
+        if active != NONE && self.blocks[active as usize].write_ptr < self.geo.pages_per_block {
+            return true;
+        }
+        let reserve = if stream.may_take_last_block() { 0 } else { 1 };
+        p.free_blocks() > reserve
+    }
+
+    /// Takes the next page of `stream`'s active block on `plane`, opening a new block (least
+    /// erased first) when needed. Returns `None` when [`Ftl::can_alloc`] is false.
+    pub fn alloc(&mut self, plane: PlaneId, stream: Stream, now: SimTime) -> Option<Ppn> {
+        if !self.can_alloc(plane, stream) {
+            return None;
+        }
+        let ppb = self.geo.pages_per_block;
+        let p = &mut self.planes[plane.0 as usize];
+        let mut active = p.active[stream as usize];
+        if active == NONE || self.blocks[active as usize].write_ptr >= ppb {
+            let Reverse((_, b)) = p.free.pop().expect("can_alloc checked the pool");
+            p.active[stream as usize] = b;
+            self.blocks[b as usize].state = BlockState::Active;
+            active = b;
+        }
+        let blk = &mut self.blocks[active as usize];
+        let ppn = Ppn(active * ppb + blk.write_ptr);
+        blk.write_ptr += 1;
+        blk.inflight += 1;
+        blk.last_write = now;
+        if blk.write_ptr == ppb {
+            p.active[stream as usize] = NONE;
+        }
+        Some(ppn)
+    }
+
+    /// A program into `ppn` finished: the block settles to `Full` once written and idle.
+    fn settle(&mut self, ppn: Ppn, version: u32) {
+        self.map.programmed(ppn.0, version);
+        let b = &mut self.blocks[self.geo.block_of(ppn).0 as usize];
+        b.inflight -= 1;
+        if b.write_ptr == self.geo.pages_per_block
+            && b.inflight == 0
+            && b.state == BlockState::Active
+        {
+            b.state = BlockState::Full;
+        }
+    }
+
+    fn invalidate(&mut self, old: u32) {
+        if old != NONE {
+            self.blocks[self.geo.block_of(Ppn(old)).0 as usize].valid -= 1;
+        }
+    }
+
+    /// A host write of `version` of `lpn` landed in `ppn`. It becomes the mapping unless a newer
+    /// version already did (writes to different dies may finish out of order).
+    pub fn commit_write(&mut self, ppn: Ppn, lpn: u32, version: u32) {
+        self.settle(ppn, version);
+        if version > self.map.mapped_version(lpn) {
+            let old = self.map.remap(lpn, ppn.0);
+            self.invalidate(old);
+            self.blocks[self.geo.block_of(ppn).0 as usize].valid += 1;
+        }
+    }
+
+    /// GC copied `lpn` from `src` to `dst`. The copy becomes the mapping only if `src` is still
+    /// the current location (a host overwrite in between makes the copy stale).
+    pub fn commit_move(&mut self, src: Ppn, dst: Ppn, lpn: u32) {
+        let version = self.map.held(src.0);
+        self.settle(dst, version);
+        if self.map.ppn(lpn) == src.0 {
+            let old = self.map.remap(lpn, dst.0);
+            self.invalidate(old);
+            self.blocks[self.geo.block_of(dst).0 as usize].valid += 1;
+        }
+    }
+
+    /// Whether `plane` should start GC now.
+    pub fn needs_gc(&self, plane: PlaneId) -> bool {
+        let p = &self.planes[plane.0 as usize];
+        !p.gc_running && p.free_blocks() <= self.gc_threshold
+    }
+
+    /// Chooses and claims a victim on `plane`; `None` if no block has an invalid page.
+    pub fn claim_victim(&mut self, plane: PlaneId, now: SimTime) -> Option<BlockId> {
+        let first = self.geo.first_block(plane).0 as usize;
+        let n = self.geo.blocks_per_plane as usize;
+        let i = self.victim.victim(
+            &self.blocks[first..first + n],
+            self.geo.pages_per_block,
+            now,
+        )?;
+        let b = first + i;
+        self.blocks[b].state = BlockState::Victim;
+        self.planes[plane.0 as usize].gc_running = true;
+        Some(BlockId(b as u32))
+    }
+
+    /// Valid pages of a block as `(ppn, lpn)`.
+    pub fn valid_pages(&self, block: BlockId) -> impl Iterator<Item = (Ppn, u32)> + '_ {
+        let first = self.geo.first_page(block).0;
+        (first..first + self.blocks[block.0 as usize].write_ptr).filter_map(|p| {
+            match self.map.lpn(p) {
+                NONE => None,
+                l => Some((Ppn(p), l)),
+            }
+        })
+    }
+
+    /// Erases a victim block and returns it to its plane's free pool; GC on the plane ends.
+    pub fn erase(&mut self, block: BlockId) {
+        let plane = self.geo.plane_of_block(block);
+        let b = &mut self.blocks[block.0 as usize];
+        debug_assert_eq!(b.valid, 0, "erasing a block with valid pages");
+        b.state = BlockState::Free;
+        b.write_ptr = 0;
+        b.erase_count += 1;
+        let key = (b.erase_count, block.0);
+        let p = &mut self.planes[plane.0 as usize];
+        p.free.push(Reverse(key));
+        p.gc_running = false;
+    }
+
+    /// Free blocks of every plane, in plane order.
+    pub fn free_blocks(&self) -> Vec<u32> {
+        self.planes.iter().map(PlaneInfo::free_blocks).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use rand::SeedableRng;
+
+    fn tiny() -> Ftl {
+        Ftl::new(
+            &Config::preset("tiny").unwrap(),
+            ChaCha8Rng::seed_from_u64(0),
+        )
+    }
+
+    #[test]
+    fn user_writes_cannot_take_the_last_free_block() {
+        let mut f = tiny();
+        let plane = PlaneId(0);
+        let ppb = f.geo.pages_per_block;
+        let mut written = 0;
+        while let Some(p) = f.alloc(plane, Stream::User, SimTime(0)) {
+            f.commit_write(p, written % 100, written / 100 + 1);
+            written += 1;
+        }
+        assert_eq!(written, (f.geo.blocks_per_plane - 1) * ppb);
+        assert!(f.can_alloc(plane, Stream::Gc));
+    }
+
+    #[test]
+    fn overwrite_invalidates_and_gc_moves_keep_mapping() {
+        let mut f = tiny();
+        let plane = PlaneId(0);
+        let a = f.alloc(plane, Stream::User, SimTime(0)).unwrap();
+        f.commit_write(a, 7, 1);
+        let b = f.alloc(plane, Stream::User, SimTime(0)).unwrap();
+        f.commit_write(b, 7, 2);
+        assert_eq!(f.map.ppn(7), b.0);
+        assert_eq!(f.blocks[0].valid, 1);
+        // An older version finishing late does not win.
+        let c = f.alloc(plane, Stream::User, SimTime(0)).unwrap();
+        f.commit_write(c, 7, 1);
+        assert_eq!(f.map.ppn(7), b.0);
+        let d = f.alloc(plane, Stream::Gc, SimTime(0)).unwrap();
+        f.commit_move(b, d, 7);
+        assert_eq!(f.map.ppn(7), d.0);
+        assert_eq!(f.map.held(d.0), 2);
+    }
+}

@@ -1,0 +1,104 @@
+//! Counters and latency histograms of one run, and the JSON summary built from them.
+
+mod summary;
+
+pub use summary::{summary_gc, summary_perf, summary_wear, LatencySummary, Summary};
+
+use crate::sched::{Cause, OpClass, OpKind};
+use hdrhistogram::Histogram;
+
+/// Everything measured during a run (preconditioning excluded).
+#[derive(Debug, Clone)]
+pub struct Metrics {
+    /// Response times of all requests, ns.
+    pub all: Histogram<u64>,
+    /// Response times of read requests, ns.
+    pub read: Histogram<u64>,
+    /// Response times of write requests, ns.
+    pub write: Histogram<u64>,
+    /// Host read pages.
+    pub read_pages: u64,
+    /// Host write pages.
+    pub write_pages: u64,
+    /// Read pages served from the controller's pending-write data (no flash read).
+    pub read_pages_from_write_buffer: u64,
+    /// Read pages that found their die running, or queued ahead of them, a program or erase.
+    pub read_pages_blocked: u64,
+    /// Read-page time waiting in the die queue behind each class of work, ns (summed).
+    pub read_wait_ns: [u64; OpClass::COUNT],
+    /// Read-page time in its own sense + transfer, ns (summed).
+    pub read_service_ns: u64,
+    /// Read-page time holding the die while waiting for the channel bus, ns (summed).
+    pub read_bus_wait_ns: u64,
+    /// Read pages measured for wait attribution (served by flash).
+    pub read_pages_flash: u64,
+    /// Flash operations by cause and kind: `flash[cause][kind]`, kinds read/program/erase.
+    pub flash: [[u64; 3]; Cause::ALL.len()],
+    /// GC jobs started.
+    pub gc_count: u64,
+    /// Sum of GC job durations (victim chosen → erase done), ns.
+    pub gc_time_ns: u64,
+    /// Valid pages GC relocated.
+    pub gc_pages_moved: u64,
+    /// Requests the host had to hold back because the write queue was full.
+    pub host_stalls: u64,
+    /// Requests completed.
+    pub requests: u64,
+    /// Time of the last completion, ns.
+    pub end_ns: u64,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        // 1 ns .. 10^15 ns (11.6 days) at 3 significant digits; longer values saturate.
+        let h = || {
+            Histogram::new_with_bounds(1, 1_000_000_000_000_000, 3)
+                .expect("valid bounds and precision")
+        };
+        Metrics {
+            all: h(),
+            read: h(),
+            write: h(),
+            read_pages: 0,
+            write_pages: 0,
+            read_pages_from_write_buffer: 0,
+            read_pages_blocked: 0,
+            read_wait_ns: [0; OpClass::COUNT],
+            read_service_ns: 0,
+            read_bus_wait_ns: 0,
+            read_pages_flash: 0,
+            flash: [[0; 3]; Cause::ALL.len()],
+            gc_count: 0,
+            gc_time_ns: 0,
+            gc_pages_moved: 0,
+            host_stalls: 0,
+            requests: 0,
+            end_ns: 0,
+        }
+    }
+}
+
+impl Metrics {
+    /// Counts one flash operation.
+    pub fn flash_op(&mut self, cause: Cause, kind: OpKind) {
+        self.flash[cause as usize][kind as usize] += 1;
+    }
+
+    /// Total flash operations of `kind` over all causes.
+    pub fn flash_total(&self, kind: OpKind) -> u64 {
+        self.flash.iter().map(|k| k[kind as usize]).sum()
+    }
+
+    /// Records a completed request.
+    pub fn request_done(&mut self, is_read: bool, latency_ns: u64, now_ns: u64) {
+        let v = latency_ns.max(1);
+        self.all.saturating_record(v);
+        if is_read {
+            self.read.saturating_record(v);
+        } else {
+            self.write.saturating_record(v);
+        }
+        self.requests += 1;
+        self.end_ns = self.end_ns.max(now_ns);
+    }
+}

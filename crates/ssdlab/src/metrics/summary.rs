@@ -1,0 +1,268 @@
+//! The JSON summary of a run. Keys are part of the interface scripts depend on.
+
+use super::Metrics;
+use crate::sched::{Cause, OpClass, OpKind};
+use hdrhistogram::Histogram;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Response-time statistics of one request class, µs.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LatencySummary {
+    /// Requests.
+    pub count: u64,
+    /// Mean.
+    pub mean_us: f64,
+    /// Median.
+    pub p50_us: f64,
+    /// 95th percentile.
+    pub p95_us: f64,
+    /// 97th percentile.
+    pub p97_us: f64,
+    /// 98th percentile.
+    pub p98_us: f64,
+    /// 99th percentile.
+    pub p99_us: f64,
+    /// 99.5th percentile.
+    pub p99_5_us: f64,
+    /// 99.9th percentile.
+    pub p99_9_us: f64,
+    /// Maximum.
+    pub max_us: f64,
+    /// CDF points `[latency_us, cumulative fraction]` at the 1st..100th percentiles and the tail.
+    pub cdf: Vec<[f64; 2]>,
+}
+
+fn us(ns: u64) -> f64 {
+    (ns as f64 / 1e3 * 1000.0).round() / 1000.0
+}
+
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+impl LatencySummary {
+    /// Statistics of a histogram of nanoseconds (percentiles to hdrhistogram's 3 significant digits).
+    pub fn of(h: &Histogram<u64>) -> Self {
+        let q = |p: f64| {
+            if h.is_empty() {
+                0.0
+            } else {
+                us(h.value_at_quantile(p))
+            }
+        };
+        let mut cdf = Vec::new();
+        if !h.is_empty() {
+            let quantiles = (1..=99)
+                .map(|i| f64::from(i) / 100.0)
+                .chain([0.995, 0.999, 1.0]);
+            for p in quantiles {
+                let v = us(h.value_at_quantile(p));
+                if cdf.last().is_none_or(|l: &[f64; 2]| l[0] != v) {
+                    cdf.push([v, p]);
+                } else if let Some(l) = cdf.last_mut() {
+                    l[1] = p;
+                }
+            }
+        }
+        LatencySummary {
+            count: h.len(),
+            mean_us: if h.is_empty() {
+                0.0
+            } else {
+                round6(h.mean() / 1e3)
+            },
+            p50_us: q(0.5),
+            p95_us: q(0.95),
+            p97_us: q(0.97),
+            p98_us: q(0.98),
+            p99_us: q(0.99),
+            p99_5_us: q(0.995),
+            p99_9_us: q(0.999),
+            max_us: if h.is_empty() { 0.0 } else { us(h.max()) },
+            cdf,
+        }
+    }
+}
+
+/// Flash operation counts.
+#[derive(Debug, Clone, Serialize)]
+pub struct FlashCounts {
+    /// Page reads.
+    pub reads: u64,
+    /// Page programs.
+    pub programs: u64,
+    /// Block erases.
+    pub erases: u64,
+    /// The same by cause (`user`, `gc`, …).
+    pub by_cause: BTreeMap<&'static str, [u64; 3]>,
+}
+
+/// GC statistics.
+#[derive(Debug, Clone, Serialize)]
+pub struct GcSummary {
+    /// GC jobs (victims cleaned).
+    pub count: u64,
+    /// Accumulated GC time (victim chosen → erased), ms.
+    pub time_ms: f64,
+    /// Valid pages relocated.
+    pub pages_moved: u64,
+}
+
+/// Erase-count spread over all blocks (preconditioning included).
+#[derive(Debug, Clone, Serialize)]
+pub struct WearSummary {
+    /// Least-erased block.
+    pub erase_min: u32,
+    /// Mean erases per block.
+    pub erase_mean: f64,
+    /// Most-erased block.
+    pub erase_max: u32,
+}
+
+/// Simulator performance (wall-clock: excluded from determinism comparisons).
+#[derive(Debug, Clone, Serialize)]
+pub struct SimPerf {
+    /// Wall time of the timed run, s (preconditioning excluded).
+    pub wall_s: f64,
+    /// Wall time of preconditioning, s.
+    pub precondition_wall_s: f64,
+    /// Events processed.
+    pub events: u64,
+    /// Host requests per wall-clock second.
+    pub requests_per_s: f64,
+    /// Events per wall-clock second.
+    pub events_per_s: f64,
+}
+
+/// The summary of one run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// Tool and version.
+    pub tool: String,
+    /// Hash of the resolved configuration.
+    pub config_hash: String,
+    /// Master seed.
+    pub seed: u64,
+    /// Scheme.
+    pub scheme: String,
+    /// Whether `--verify` checks ran (and passed, since the run finished).
+    pub verified: bool,
+    /// Requests completed.
+    pub requests: u64,
+    /// Simulated time until the last completion, s.
+    pub simulated_s: f64,
+    /// All requests.
+    pub all: LatencySummary,
+    /// Read requests.
+    pub read: LatencySummary,
+    /// Write requests.
+    pub write: LatencySummary,
+    /// Host page counts.
+    pub host_pages: BTreeMap<&'static str, u64>,
+    /// Read pages blocked by a program/erase on their die (running or queued ahead).
+    pub reads_blocked: u64,
+    /// `reads_blocked` as % of host read pages.
+    pub reads_blocked_pct: f64,
+    /// Mean time per flash-served read page, µs, by where it went: own service (sense +
+    /// transfer), bus wait, and waiting in the die queue behind reads, user programs, GC, erases.
+    pub read_wait_us: BTreeMap<&'static str, f64>,
+    /// Flash programs / host page writes.
+    pub write_amplification: f64,
+    /// Flash operations.
+    pub flash: FlashCounts,
+    /// Garbage collection.
+    pub gc: GcSummary,
+    /// Wear.
+    pub wear: WearSummary,
+    /// Host requests held back by the write-queue bound.
+    pub host_stalls: u64,
+    /// Per-scheme metrics (empty for the baseline).
+    pub scheme_metrics: BTreeMap<String, f64>,
+    /// Simulator performance.
+    pub sim: SimPerf,
+}
+
+impl Summary {
+    /// Builds the measured part of a summary from a run's metrics.
+    pub fn measured(
+        m: &Metrics,
+    ) -> (
+        LatencySummary,
+        LatencySummary,
+        LatencySummary,
+        BTreeMap<&'static str, f64>,
+        FlashCounts,
+    ) {
+        let flash_pages = m.read_pages_flash.max(1) as f64;
+        let mut wait = BTreeMap::new();
+        wait.insert(
+            "service",
+            round6(m.read_service_ns as f64 / flash_pages / 1e3),
+        );
+        wait.insert("bus", round6(m.read_bus_wait_ns as f64 / flash_pages / 1e3));
+        for c in OpClass::ALL {
+            wait.insert(
+                c.name(),
+                round6(m.read_wait_ns[c as usize] as f64 / flash_pages / 1e3),
+            );
+        }
+        let flash = FlashCounts {
+            reads: m.flash_total(OpKind::Read),
+            programs: m.flash_total(OpKind::Program),
+            erases: m.flash_total(OpKind::Erase),
+            by_cause: Cause::ALL
+                .iter()
+                .map(|c| (c.name(), m.flash[*c as usize]))
+                .collect(),
+        };
+        (
+            LatencySummary::of(&m.all),
+            LatencySummary::of(&m.read),
+            LatencySummary::of(&m.write),
+            wait,
+            flash,
+        )
+    }
+
+    /// The summary as pretty JSON with the wall-clock `sim` section removed: identical bytes
+    /// for identical config, workload and seed.
+    pub fn deterministic_json(&self) -> String {
+        let mut v = serde_json::to_value(self).expect("summary serialises");
+        if let Some(o) = v.as_object_mut() {
+            o.remove("sim");
+        }
+        serde_json::to_string_pretty(&v).expect("summary serialises")
+    }
+}
+
+/// GC part of the summary.
+pub fn summary_gc(m: &Metrics) -> GcSummary {
+    GcSummary {
+        count: m.gc_count,
+        time_ms: round6(m.gc_time_ns as f64 / 1e6),
+        pages_moved: m.gc_pages_moved,
+    }
+}
+
+/// Wear part of the summary from per-block erase counts.
+pub fn summary_wear(erases: &[u32]) -> WearSummary {
+    let n = erases.len().max(1) as f64;
+    WearSummary {
+        erase_min: erases.iter().copied().min().unwrap_or(0),
+        erase_mean: round6(erases.iter().map(|&e| f64::from(e)).sum::<f64>() / n),
+        erase_max: erases.iter().copied().max().unwrap_or(0),
+    }
+}
+
+/// Performance part of the summary.
+pub fn summary_perf(wall_s: f64, precondition_wall_s: f64, events: u64, requests: u64) -> SimPerf {
+    let w = wall_s.max(1e-9);
+    SimPerf {
+        wall_s,
+        precondition_wall_s,
+        events,
+        requests_per_s: requests as f64 / w,
+        events_per_s: events as f64 / w,
+    }
+}

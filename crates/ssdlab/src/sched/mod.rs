@@ -1,0 +1,203 @@
+//! Per-die scheduling: queues of user reads, user writes and internal work, and the policy that
+//! picks what an idle die runs next.
+
+use crate::config::SchedPolicy;
+use std::collections::VecDeque;
+
+/// Kinds of flash operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpKind {
+    /// Page read: sense, then transfer out.
+    Read,
+    /// Page program: transfer in, then program.
+    Program,
+    /// Block erase.
+    Erase,
+}
+
+/// Why an operation is done; flash counters are kept per cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// Host I/O.
+    User,
+    /// Garbage collection.
+    Gc,
+}
+
+impl Cause {
+    /// All causes, in report order.
+    pub const ALL: [Cause; 2] = [Cause::User, Cause::Gc];
+    /// Name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cause::User => "user",
+            Cause::Gc => "gc",
+        }
+    }
+}
+
+/// Classes of die occupancy, the categories of read-wait attribution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpClass {
+    /// Another user read.
+    UserRead = 0,
+    /// A user program.
+    UserProgram = 1,
+    /// GC page reads and programs.
+    Gc = 2,
+    /// Block erases.
+    Erase = 3,
+}
+
+impl OpClass {
+    /// Number of classes.
+    pub const COUNT: usize = 4;
+    /// All classes, in report order.
+    pub const ALL: [OpClass; 4] = [
+        OpClass::UserRead,
+        OpClass::UserProgram,
+        OpClass::Gc,
+        OpClass::Erase,
+    ];
+    /// The class of an operation.
+    pub fn of(kind: OpKind, cause: Cause) -> OpClass {
+        match (kind, cause) {
+            (OpKind::Erase, _) => OpClass::Erase,
+            (OpKind::Read, Cause::User) => OpClass::UserRead,
+            (OpKind::Program, Cause::User) => OpClass::UserProgram,
+            (_, Cause::Gc) => OpClass::Gc,
+        }
+    }
+    /// Name used in `read_wait_us`.
+    pub fn name(self) -> &'static str {
+        match self {
+            OpClass::UserRead => "read",
+            OpClass::UserProgram => "user_program",
+            OpClass::Gc => "gc",
+            OpClass::Erase => "erase",
+        }
+    }
+    /// True for programs and erases: the work a read is "blocked" behind.
+    pub fn is_program_or_erase(kind: OpKind) -> bool {
+        matches!(kind, OpKind::Program | OpKind::Erase)
+    }
+}
+
+/// Which of a die's queues to serve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueKind {
+    /// User reads.
+    Read,
+    /// User writes.
+    Write,
+    /// Internal work (GC and, later, migration, parity, refresh).
+    Internal,
+}
+
+/// The three queues of a die. Each entry is `(enqueue sequence number, op index)`.
+#[derive(Debug, Default)]
+pub struct DieQueues {
+    /// User reads.
+    pub reads: VecDeque<(u64, u32)>,
+    /// User writes.
+    pub writes: VecDeque<(u64, u32)>,
+    /// Internal work.
+    pub internal: VecDeque<(u64, u32)>,
+    /// Programs and erases queued (in `writes` and `internal`).
+    pub queued_program_erase: u32,
+}
+
+/// The sequence numbers at the heads of the queues a die may serve now.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Heads {
+    /// Oldest queued read.
+    pub read: Option<u64>,
+    /// Oldest queued write, if it can be placed now.
+    pub write: Option<u64>,
+    /// Oldest internal operation.
+    pub internal: Option<u64>,
+}
+
+/// A per-die scheduling policy.
+pub trait Schedule: Send {
+    /// The queue an idle die serves next, or `None` to stay idle.
+    fn pick(&self, heads: Heads) -> Option<QueueKind>;
+    /// Whether a newly queued read waits behind programs/erases already queued on its die.
+    fn read_queues_behind_program_erase(&self) -> bool;
+}
+
+/// Oldest first, whatever the kind.
+#[derive(Debug, Default)]
+pub struct Fifo;
+
+/// Reads before queued writes and internal work; never preempts a running operation.
+#[derive(Debug, Default)]
+pub struct Rps;
+
+fn oldest(heads: [(Option<u64>, QueueKind); 3]) -> Option<QueueKind> {
+    heads
+        .iter()
+        .filter_map(|&(s, k)| s.map(|s| (s, k)))
+        .min_by_key(|&(s, _)| s)
+        .map(|(_, k)| k)
+}
+
+impl Schedule for Fifo {
+    fn pick(&self, h: Heads) -> Option<QueueKind> {
+        oldest([
+            (h.read, QueueKind::Read),
+            (h.write, QueueKind::Write),
+            (h.internal, QueueKind::Internal),
+        ])
+    }
+    fn read_queues_behind_program_erase(&self) -> bool {
+        true
+    }
+}
+
+impl Schedule for Rps {
+    fn pick(&self, h: Heads) -> Option<QueueKind> {
+        if h.read.is_some() {
+            return Some(QueueKind::Read);
+        }
+        oldest([
+            (None, QueueKind::Read),
+            (h.write, QueueKind::Write),
+            (h.internal, QueueKind::Internal),
+        ])
+    }
+    fn read_queues_behind_program_erase(&self) -> bool {
+        false
+    }
+}
+
+/// The policy object for a config value.
+pub fn policy(p: SchedPolicy) -> Box<dyn Schedule> {
+    match p {
+        SchedPolicy::Fifo => Box::new(Fifo),
+        SchedPolicy::Rps => Box::new(Rps),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fifo_takes_oldest_rps_takes_reads() {
+        let h = Heads {
+            read: Some(9),
+            write: Some(3),
+            internal: Some(5),
+        };
+        assert_eq!(Fifo.pick(h), Some(QueueKind::Write));
+        assert_eq!(Rps.pick(h), Some(QueueKind::Read));
+        let h = Heads {
+            read: None,
+            write: None,
+            internal: Some(5),
+        };
+        assert_eq!(Rps.pick(h), Some(QueueKind::Internal));
+        assert_eq!(Fifo.pick(Heads::default()), None);
+    }
+}

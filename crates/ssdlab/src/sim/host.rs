@@ -1,0 +1,264 @@
+//! Host side: arrivals, splitting requests into pages, completions, the write-queue bound.
+
+use super::{Event, Op, ReqState, SimError, Simulation};
+use crate::config::OutOfRange;
+use crate::flash::PlaneId;
+use crate::ftl::alloc::AllocView;
+use crate::ftl::mapping::NONE;
+use crate::sched::{Cause, OpKind, QueueKind};
+use crate::time::SimTime;
+use crate::workload::trace::TraceError;
+use crate::workload::{IoOp, Request};
+
+impl Simulation<'_> {
+    /// Pulls the next request from the workload and schedules its arrival.
+    pub(super) fn fetch_next(&mut self) -> Result<(), SimError> {
+        if self.host.next.is_some() || self.host.exhausted {
+            return Ok(());
+        }
+        match self.workload.next() {
+            None => self.host.exhausted = true,
+            Some(Err(e)) => return Err(e.into()),
+            Some(Ok(r)) => {
+                let at = if self.closed_loop() {
+                    self.now
+                } else {
+                    SimTime((r.time_ns as f64 * self.cfg.host.time_scale).round() as u64)
+                        .max(self.now)
+                };
+                self.host.next = Some((at, r));
+                self.schedule_arrival();
+            }
+        }
+        Ok(())
+    }
+
+    fn schedule_arrival(&mut self) {
+        let Some((at, _)) = &self.host.next else {
+            return;
+        };
+        if self.host.arrival_scheduled || self.host.stalled {
+            return;
+        }
+        if self.closed_loop() && self.host.outstanding >= self.cfg.host.queue_depth {
+            return;
+        }
+        let at = (*at).max(self.now);
+        self.host.arrival_scheduled = true;
+        self.schedule(at, Event::Arrival);
+    }
+
+    pub(super) fn on_arrival(&mut self) -> Result<(), SimError> {
+        self.host.arrival_scheduled = false;
+        if self.write_queue_full() {
+            self.host.stalled = true;
+            self.metrics.host_stalls += 1;
+            return Ok(());
+        }
+        self.issue_next()
+    }
+
+    /// Whether the next request is a write the bounded write queue cannot take now.
+    fn write_queue_full(&self) -> bool {
+        let bound = self.cfg.sched.max_outstanding_writes;
+        let Some((_, r)) = &self.host.next else {
+            return false;
+        };
+        if bound == 0 || r.op != IoOp::Write || self.host.outstanding_write_pages == 0 {
+            return false;
+        }
+        self.host.outstanding_write_pages + self.pages_of(r) > bound
+    }
+
+    fn pages_of(&self, r: &Request) -> u32 {
+        let ps = u64::from(self.geo.page_size_bytes);
+        (r.offset_bytes / ps..(r.offset_bytes + r.size_bytes).div_ceil(ps)).count() as u32
+    }
+
+    fn issue_next(&mut self) -> Result<(), SimError> {
+        let Some((at, r)) = self.host.next.take() else {
+            return Ok(());
+        };
+        let arrival = if self.closed_loop() { self.now } else { at };
+        self.issue(arrival, &r)?;
+        self.fetch_next()
+    }
+
+    fn issue(&mut self, arrival: SimTime, r: &Request) -> Result<(), SimError> {
+        let ps = u64::from(self.geo.page_size_bytes);
+        let logical = u64::from(self.ftl.map.logical_pages());
+        let first = r.offset_bytes / ps;
+        let end = (r.offset_bytes + r.size_bytes).div_ceil(ps);
+        if self.cfg.ftl.out_of_range == OutOfRange::Error && end > logical {
+            return Err(TraceError::OutOfRange {
+                index: self.host.issued,
+                offset: r.offset_bytes,
+                end: r.offset_bytes + r.size_bytes,
+                capacity: logical * ps,
+            }
+            .into());
+        }
+        let read = r.op == IoOp::Read;
+        let state = ReqState {
+            arrival,
+            pages_left: (end - first) as u32,
+            read,
+        };
+        let req = match self.free_reqs.pop() {
+            Some(i) => {
+                self.reqs[i as usize] = state;
+                i
+            }
+            None => {
+                self.reqs.push(state);
+                (self.reqs.len() - 1) as u32
+            }
+        };
+        self.host.outstanding += 1;
+        self.host.issued += 1;
+        for page in first..end {
+            let lpn = (page % logical) as u32;
+            if read {
+                self.read_page(req, lpn);
+            } else {
+                self.write_page(req, lpn);
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn new_op(&mut self, op: Op) -> u32 {
+        match self.free_ops.pop() {
+            Some(i) => {
+                self.ops[i as usize] = op;
+                i
+            }
+            None => {
+                self.ops.push(op);
+                (self.ops.len() - 1) as u32
+            }
+        }
+    }
+
+    pub(super) fn blank_op(&self, kind: OpKind, cause: Cause, plane: u32) -> Op {
+        Op {
+            kind,
+            cause,
+            die: self.geo.die_of_plane(PlaneId(plane)).0,
+            plane,
+            lpn: NONE,
+            ppn: NONE,
+            src: NONE,
+            version: 0,
+            erase_epoch: 0,
+            req: NONE,
+            transfer: true,
+            snapshot: Default::default(),
+            started: SimTime::ZERO,
+            bus_wait_from: SimTime::ZERO,
+            bus_wait_ns: 0,
+        }
+    }
+
+    fn read_page(&mut self, req: u32, lpn: u32) {
+        self.metrics.read_pages += 1;
+        if self.pending_writes.contains_key(&lpn) {
+            // The controller still holds the data of a write in flight: no flash read.
+            self.metrics.read_pages_from_write_buffer += 1;
+            self.page_done(req);
+            return;
+        }
+        let ppn = self.ftl.map.ppn(lpn);
+        let plane = if ppn == NONE {
+            self.ftl.home_plane(lpn).0
+        } else {
+            self.geo.plane_of(crate::flash::Ppn(ppn)).0
+        };
+        let mut op = self.blank_op(OpKind::Read, Cause::User, plane);
+        op.lpn = lpn;
+        op.ppn = ppn;
+        op.req = req;
+        op.version = self.ftl.map.newest(lpn);
+        if ppn != NONE {
+            op.erase_epoch =
+                self.ftl.blocks[self.geo.block_of(crate::flash::Ppn(ppn)).0 as usize].erase_count;
+        }
+        let die = op.die as usize;
+        op.snapshot = self.dies[die].occupancy(self.now);
+        if self.read_is_blocked(die) {
+            self.metrics.read_pages_blocked += 1;
+        }
+        let id = self.new_op(op);
+        self.enqueue(die, QueueKind::Read, id);
+        self.try_dispatch(die);
+    }
+
+    /// A read is blocked when its die runs a program or erase, or (if the policy queues reads
+    /// behind them) has one queued.
+    fn read_is_blocked(&self, die: usize) -> bool {
+        let d = &self.dies[die];
+        let running = d.busy_with().is_some()
+            && matches!(
+                self.ops[d.op as usize].kind,
+                OpKind::Program | OpKind::Erase
+            );
+        running
+            || (self.sched.read_queues_behind_program_erase() && d.queues.queued_program_erase > 0)
+    }
+
+    fn write_page(&mut self, req: u32, lpn: u32) {
+        self.metrics.write_pages += 1;
+        let version = self.ftl.map.next_version(lpn);
+        *self.pending_writes.entry(lpn).or_insert(0) += 1;
+        self.host.outstanding_write_pages += 1;
+        let view = AllocView {
+            geo: &self.geo,
+            dies: &self.dies,
+            planes: &self.ftl.planes,
+            gc_threshold: self.ftl.gc_threshold,
+        };
+        let plane = self.place.place(lpn, &view).0;
+        let mut op = self.blank_op(OpKind::Program, Cause::User, plane);
+        op.lpn = lpn;
+        op.version = version;
+        op.req = req;
+        let die = op.die as usize;
+        let id = self.new_op(op);
+        self.enqueue(die, QueueKind::Write, id);
+        self.try_dispatch(die);
+    }
+
+    /// One page of a request finished; the request completes with its last page.
+    pub(super) fn page_done(&mut self, req: u32) {
+        let r = &mut self.reqs[req as usize];
+        r.pages_left -= 1;
+        if r.pages_left > 0 {
+            return;
+        }
+        let (arrival, read) = (r.arrival, r.read);
+        self.free_reqs.push(req);
+        self.metrics
+            .request_done(read, self.now.since(arrival), self.now.ns());
+        self.host.outstanding -= 1;
+        if self.closed_loop() {
+            self.schedule_arrival();
+        }
+    }
+
+    /// A user write page finished programming.
+    pub(super) fn write_page_done(&mut self, lpn: u32, req: u32) -> Result<(), SimError> {
+        if let Some(n) = self.pending_writes.get_mut(&lpn) {
+            *n -= 1;
+            if *n == 0 {
+                self.pending_writes.remove(&lpn);
+            }
+        }
+        self.host.outstanding_write_pages -= 1;
+        self.page_done(req);
+        if self.host.stalled && !self.write_queue_full() {
+            self.host.stalled = false;
+            self.issue_next()?;
+        }
+        Ok(())
+    }
+}

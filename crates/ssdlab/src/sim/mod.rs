@@ -1,0 +1,305 @@
+//! The simulation: one value owning every component, one event dispatcher.
+//!
+//! Components hold no pointers to each other; handlers in this module (split by concern into
+//! `host`, `die` and `gc`) read and update them and push new events.
+
+mod die;
+mod gc;
+mod host;
+
+use crate::config::{Config, HostMode};
+use crate::engine::EventQueue;
+use crate::flash::{Channel, Die, Geometry, Timing};
+use crate::ftl::alloc::{self, WritePlace};
+use crate::ftl::precondition::PreconditionError;
+use crate::ftl::Ftl;
+use crate::metrics::{Metrics, Summary};
+use crate::rng::Rngs;
+use crate::sched::{self, Cause, OpClass, OpKind, Schedule};
+use crate::time::SimTime;
+use crate::verify::{self, VerifyError};
+use crate::workload::trace::TraceError;
+use crate::workload::Requests;
+use rustc_hash::FxHashMap;
+use std::time::Instant;
+use thiserror::Error;
+
+/// Why a run stopped early.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum SimError {
+    /// The workload could not be read.
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    /// A correctness check failed (`--verify`): a bug in the model, please report it.
+    #[error(transparent)]
+    Verify(#[from] VerifyError),
+    /// Preconditioning could not place the data.
+    #[error(transparent)]
+    Precondition(#[from] PreconditionError),
+    /// Requests remain but nothing can make progress (e.g. a plane full of valid data).
+    #[error("simulation stalled at t = {time_us:.3} us with {outstanding} requests outstanding: no event can make progress (is a plane full of valid data? raise ftl.over_provisioning)")]
+    Stalled {
+        /// Simulated time.
+        time_us: f64,
+        /// Requests not completed.
+        outstanding: u32,
+    },
+}
+
+/// Options of one run that are not part of the drive's configuration.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunOptions {
+    /// Master seed; every random stream is derived from it by name.
+    pub seed: u64,
+    /// Check versions on every read and the mapping invariants at every erase and at the end.
+    pub verify: bool,
+}
+
+/// Typed events. Array completions carry the die's generation so a cancelled phase's
+/// completion is recognised and ignored.
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    /// The host's next request arrives.
+    Arrival,
+    /// The array phase of a die's current operation ends.
+    ArrayDone { die: u32, generation: u32 },
+    /// The page on a channel's bus has been transferred.
+    BusDone { ch: u32 },
+}
+
+/// A flash operation, queued on or running on a die.
+#[derive(Debug, Clone)]
+struct Op {
+    kind: OpKind,
+    cause: Cause,
+    die: u32,
+    plane: u32,
+    lpn: u32,
+    /// Read source or program destination (`NONE` for reads of never-written pages).
+    ppn: u32,
+    /// GC move source.
+    src: u32,
+    /// Programs: version written. User reads: newest version at arrival (the least acceptable).
+    version: u32,
+    /// Erase count of the read page's block when the read was queued (it must not change).
+    erase_epoch: u32,
+    req: u32,
+    transfer: bool,
+    snapshot: [u64; OpClass::COUNT],
+    started: SimTime,
+    bus_wait_from: SimTime,
+    bus_wait_ns: u64,
+}
+
+/// A host request in flight.
+#[derive(Debug, Clone, Copy)]
+struct ReqState {
+    arrival: SimTime,
+    pages_left: u32,
+    read: bool,
+}
+
+/// A GC job on one plane.
+#[derive(Debug, Clone, Copy, Default)]
+struct GcJob {
+    block: u32,
+    pending_moves: u32,
+    started: SimTime,
+}
+
+/// The host side of the replay.
+#[derive(Debug, Default)]
+struct HostState {
+    /// The next request (arrival time already scaled).
+    next: Option<(SimTime, crate::workload::Request)>,
+    arrival_scheduled: bool,
+    /// A write request held back by the write-queue bound.
+    stalled: bool,
+    exhausted: bool,
+    outstanding: u32,
+    outstanding_write_pages: u32,
+    issued: u64,
+}
+
+/// Progress callback: called with the number of completed requests now and then.
+pub type Progress<'p> = Box<dyn FnMut(u64) + 'p>;
+
+/// One simulated SSD replaying one workload.
+pub struct Simulation<'w> {
+    cfg: Config,
+    opts: RunOptions,
+    geo: Geometry,
+    timing: Timing,
+    now: SimTime,
+    events: EventQueue<Event>,
+    events_handled: u64,
+    dies: Vec<Die>,
+    channels: Vec<Channel>,
+    ops: Vec<Op>,
+    free_ops: Vec<u32>,
+    reqs: Vec<ReqState>,
+    free_reqs: Vec<u32>,
+    ftl: Ftl,
+    place: Box<dyn WritePlace>,
+    sched: Box<dyn Schedule>,
+    gc_jobs: Vec<GcJob>,
+    pending_writes: FxHashMap<u32, u32>,
+    seq: u64,
+    host: HostState,
+    metrics: Metrics,
+    workload: &'w mut Requests<'w>,
+    progress: Option<Progress<'w>>,
+    precondition_wall_s: f64,
+}
+
+impl<'w> Simulation<'w> {
+    /// Builds the drive, preconditions it and prepares to replay `workload`.
+    ///
+    /// # Errors
+    /// [`SimError::Precondition`] if the fill cannot be placed.
+    pub fn new(
+        cfg: &Config,
+        opts: RunOptions,
+        workload: &'w mut Requests<'w>,
+    ) -> Result<Self, SimError> {
+        let rngs = Rngs::new(opts.seed);
+        let geo = Geometry::new(&cfg.geometry);
+        let started = Instant::now();
+        let mut ftl = Ftl::new(cfg, rngs.stream("gc-victim"));
+        ftl.precondition(&cfg.precondition, &mut rngs.stream("precondition"))?;
+        let sim = Simulation {
+            timing: Timing::new(&cfg.flash),
+            now: SimTime::ZERO,
+            events: EventQueue::default(),
+            events_handled: 0,
+            dies: (0..geo.dies()).map(|_| Die::default()).collect(),
+            channels: (0..geo.channels).map(|_| Channel::default()).collect(),
+            ops: Vec::new(),
+            free_ops: Vec::new(),
+            reqs: Vec::new(),
+            free_reqs: Vec::new(),
+            place: alloc::policy(cfg.ftl.allocation, cfg.ftl.stripe_order),
+            sched: sched::policy(cfg.sched.policy),
+            gc_jobs: vec![GcJob::default(); geo.planes() as usize],
+            pending_writes: FxHashMap::default(),
+            seq: 0,
+            host: HostState::default(),
+            metrics: Metrics::default(),
+            workload,
+            progress: None,
+            precondition_wall_s: started.elapsed().as_secs_f64(),
+            cfg: cfg.clone(),
+            opts,
+            geo,
+            ftl,
+        };
+        if opts.verify {
+            verify::check_ftl(&sim.ftl, &sim.pending_writes)?;
+        }
+        Ok(sim)
+    }
+
+    /// Calls `f` with the number of completed requests every 64 Ki events.
+    pub fn on_progress(&mut self, f: Progress<'w>) {
+        self.progress = Some(f);
+    }
+
+    /// Replays the whole workload and returns the summary.
+    ///
+    /// # Errors
+    /// Trace errors, verification failures, or a stall.
+    pub fn run(mut self) -> Result<Summary, SimError> {
+        let started = Instant::now();
+        for p in 0..self.geo.planes() {
+            self.start_gc(p);
+        }
+        self.fetch_next()?;
+        while let Some((t, ev)) = self.events.pop() {
+            self.now = t;
+            self.events_handled += 1;
+            match ev {
+                Event::Arrival => self.on_arrival()?,
+                Event::ArrayDone { die, generation } => {
+                    if self.dies[die as usize].generation == generation {
+                        self.on_array_done(die)?;
+                    }
+                }
+                Event::BusDone { ch } => self.on_bus_done(ch)?,
+            }
+            if self.events_handled & 0xFFFF == 0 {
+                if let Some(f) = self.progress.as_mut() {
+                    f(self.metrics.requests);
+                }
+            }
+        }
+        if self.host.outstanding > 0 || self.host.stalled {
+            return Err(SimError::Stalled {
+                time_us: self.now.as_us(),
+                outstanding: self.host.outstanding,
+            });
+        }
+        if self.opts.verify {
+            verify::check_ftl(&self.ftl, &self.pending_writes)?;
+        }
+        Ok(self.summary(started.elapsed().as_secs_f64()))
+    }
+
+    fn schedule(&mut self, at: SimTime, ev: Event) {
+        self.events.push(at, ev);
+    }
+
+    fn closed_loop(&self) -> bool {
+        self.cfg.host.mode == HostMode::Closed
+    }
+
+    fn summary(&self, wall_s: f64) -> Summary {
+        let m = &self.metrics;
+        let (all, read, write, read_wait_us, flash) = Summary::measured(m);
+        let erases: Vec<u32> = self.ftl.blocks.iter().map(|b| b.erase_count).collect();
+        let host_pages = [
+            ("read", m.read_pages),
+            ("write", m.write_pages),
+            ("read_from_write_buffer", m.read_pages_from_write_buffer),
+        ]
+        .into_iter()
+        .collect();
+        let wa = if m.write_pages == 0 {
+            0.0
+        } else {
+            flash.programs as f64 / m.write_pages as f64
+        };
+        Summary {
+            tool: format!("ssdlab {}", env!("CARGO_PKG_VERSION")),
+            config_hash: self.cfg.hash(),
+            seed: self.opts.seed,
+            scheme: format!("{:?}", self.cfg.scheme).to_lowercase(),
+            verified: self.opts.verify,
+            requests: m.requests,
+            simulated_s: m.end_ns as f64 / 1e9,
+            all,
+            read,
+            write,
+            host_pages,
+            reads_blocked: m.read_pages_blocked,
+            reads_blocked_pct: if m.read_pages == 0 {
+                0.0
+            } else {
+                (1e6 * m.read_pages_blocked as f64 / m.read_pages as f64).round() / 1e4
+            },
+            read_wait_us,
+            write_amplification: (wa * 1e6).round() / 1e6,
+            flash,
+            gc: crate::metrics::summary_gc(m),
+            wear: crate::metrics::summary_wear(&erases),
+            host_stalls: m.host_stalls,
+            scheme_metrics: Default::default(),
+            sim: crate::metrics::summary_perf(
+                wall_s,
+                self.precondition_wall_s,
+                self.events_handled,
+                m.requests,
+            ),
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! Format detection: the format whose parser accepts most of the first lines wins.
+
+use super::formats::{parse_line, Format};
+use super::TraceError;
+use std::io::BufRead;
+use std::path::Path;
+
+const SAMPLE_LINES: usize = 64;
+
+pub(super) fn detect(
+    path: &Path,
+    mut input: Box<dyn BufRead + Send>,
+) -> Result<Format, TraceError> {
+    let mut lines = Vec::new();
+    let mut buf = Vec::new();
+    while lines.len() < SAMPLE_LINES {
+        buf.clear();
+        let n = input
+            .read_until(b'\n', &mut buf)
+            .map_err(|source| TraceError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        if n == 0 {
+            break;
+        }
+        let line = String::from_utf8_lossy(&buf).into_owned();
+        if !line.trim().is_empty() {
+            lines.push(line);
+        }
+    }
+    let parsed = |f: Format| -> Vec<_> {
+        lines
+            .iter()
+            .filter_map(|l| parse_line(f, f.default_unit(), l).ok().flatten())
+            .collect()
+    };
+    // Both read five numeric columns: DiskSim sizes are sectors, FlashNet sizes are bytes, which
+    // are always multiples of 512 (so the DiskSim reading would be multiples of 512 × 512).
+    let five = parsed(Format::Disksim);
+    let bytes_like = !five.is_empty() && five.iter().all(|r| r.size_bytes % (512 * 512) == 0);
+    let score = |f: Format| {
+        let n = parsed(f).len();
+        match f {
+            Format::Disksim if bytes_like => 0,
+            Format::Flashnet if !bytes_like => 0,
+            _ => n,
+        }
+    };
+    let (best, n) = Format::ALL
+        .into_iter()
+        .map(|f| (f, score(f)))
+        .fold((Format::Msr, 0), |acc, x| if x.1 > acc.1 { x } else { acc });
+    if n == 0 || n * 2 < lines.len() {
+        return Err(TraceError::UnknownFormat {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(best)
+}

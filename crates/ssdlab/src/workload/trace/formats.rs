@@ -1,0 +1,392 @@
+//! Line parsers of the supported trace formats.
+
+use super::TraceError;
+use crate::workload::IoOp;
+use std::path::Path;
+use std::str::FromStr;
+
+/// Supported trace formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// MSR Cambridge CSV: `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`;
+    /// timestamps in 100 ns ticks (Windows FILETIME), offsets and sizes in bytes.
+    Msr,
+    /// SPC (UMass Financial / WebSearch): `ASU,LBA,Size,Opcode,Timestamp`; LBA in 512 B
+    /// sectors, size in bytes, opcode r/w, timestamp in seconds.
+    Spc,
+    /// FIU IODedup: `ts_ns pid process lba size R|W major minor md5`; lba and size in 512 B
+    /// sectors; the MD5 of the content is kept. Tar framing around sample files is skipped.
+    Fiu,
+    /// DiskSim ASCII: `time devno lba size op` (sectors; op 1 = read, 0 = write). DiskSim
+    /// writes times in ms (with a decimal point); MQSim/SSDSim write integer ns.
+    Disksim,
+    /// FlashNet/Heimdall cuts: `ts_ms devno offset_bytes size_bytes op` (op 1 = read).
+    Flashnet,
+}
+
+/// Units of DiskSim-style timestamps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeUnit {
+    /// Seconds.
+    S,
+    /// Milliseconds.
+    Ms,
+    /// Microseconds.
+    Us,
+    /// Nanoseconds.
+    Ns,
+    /// ms if the field has a decimal point or exponent, else ns (DiskSim vs MQSim/SSDSim).
+    Auto,
+}
+
+impl Format {
+    /// All formats in detection order.
+    pub const ALL: [Format; 5] = [
+        Format::Msr,
+        Format::Spc,
+        Format::Fiu,
+        Format::Disksim,
+        Format::Flashnet,
+    ];
+    /// Name used by `--format`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Msr => "msr",
+            Format::Spc => "spc",
+            Format::Fiu => "fiu",
+            Format::Disksim => "disksim",
+            Format::Flashnet => "flashnet",
+        }
+    }
+    pub(super) fn default_unit(self) -> TimeUnit {
+        match self {
+            Format::Disksim => TimeUnit::Auto,
+            Format::Flashnet => TimeUnit::Ms,
+            Format::Spc => TimeUnit::S,
+            Format::Msr | Format::Fiu => TimeUnit::Ns,
+        }
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| format!("unknown trace format `{s}` (expected auto, msr, spc, fiu, disksim or flashnet)"))
+    }
+}
+
+impl FromStr for TimeUnit {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s.to_ascii_lowercase().as_str() {
+            "s" => TimeUnit::S,
+            "ms" => TimeUnit::Ms,
+            "us" => TimeUnit::Us,
+            "ns" => TimeUnit::Ns,
+            "auto" => TimeUnit::Auto,
+            _ => {
+                return Err(format!(
+                    "unknown time unit `{s}` (expected s, ms, us, ns or auto)"
+                ))
+            }
+        })
+    }
+}
+
+/// One parsed record (absolute time in ns).
+#[derive(Debug, Clone)]
+pub(super) struct Record {
+    pub time_ns: u128,
+    pub offset_bytes: u64,
+    pub size_bytes: u64,
+    pub op: IoOp,
+    pub device: u32,
+    pub content: Option<u128>,
+}
+
+/// A line-level error before the file and line number are attached.
+#[derive(Debug)]
+pub(super) struct LineError {
+    field: &'static str,
+    expected: String,
+    found: String,
+}
+
+impl LineError {
+    fn new(field: &'static str, expected: &str, found: &str) -> Self {
+        let found: String = found.chars().take(60).collect();
+        LineError {
+            field,
+            expected: expected.to_string(),
+            found,
+        }
+    }
+    pub(super) fn at(self, path: &Path, line: u64) -> TraceError {
+        TraceError::Parse {
+            path: path.to_path_buf(),
+            line,
+            field: self.field,
+            expected: self.expected,
+            found: self.found,
+        }
+    }
+}
+
+type LineResult = Result<Option<Record>, LineError>;
+
+/// Parses one line; `Ok(None)` for lines that carry no record (blank, comment, header, framing).
+pub(super) fn parse_line(format: Format, unit: TimeUnit, line: &str) -> LineResult {
+    let line = line.trim_end_matches(['\n', '\r']);
+    if line.trim().is_empty() || line.starts_with('#') {
+        return Ok(None);
+    }
+    match format {
+        Format::Msr => msr(line),
+        Format::Spc => spc(line),
+        Format::Fiu => fiu(line),
+        Format::Disksim => five_columns(line, unit, 512),
+        Format::Flashnet => five_columns(line, unit, 1),
+    }
+}
+
+fn field<'a>(
+    fields: &[&'a str],
+    i: usize,
+    name: &'static str,
+    expected: &str,
+) -> Result<&'a str, LineError> {
+    fields
+        .get(i)
+        .map(|s| s.trim())
+        .ok_or_else(|| LineError::new(name, expected, "<missing: line ends early>"))
+}
+
+fn uint(fields: &[&str], i: usize, name: &'static str) -> Result<u64, LineError> {
+    let s = field(fields, i, name, "a non-negative integer")?;
+    s.parse::<u64>()
+        .map_err(|_| LineError::new(name, "a non-negative integer", s))
+}
+
+fn float(fields: &[&str], i: usize, name: &'static str) -> Result<f64, LineError> {
+    let s = field(fields, i, name, "a non-negative number")?;
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(LineError::new(name, "a non-negative number", s)),
+    }
+}
+
+fn device(v: u64, name: &'static str) -> Result<u32, LineError> {
+    u32::try_from(v).map_err(|_| LineError::new(name, "a device number below 2^32", &v.to_string()))
+}
+
+fn msr(line: &str) -> LineResult {
+    let f: Vec<&str> = line.split(',').collect();
+    if f.len() == 7 && f[0].trim().eq_ignore_ascii_case("timestamp") {
+        return Ok(None);
+    }
+    let ticks = uint(&f, 0, "Timestamp")?;
+    let dev = device(uint(&f, 2, "DiskNumber")?, "DiskNumber")?;
+    let ty = field(&f, 3, "Type", "Read or Write")?;
+    let op = if ty.eq_ignore_ascii_case("read") {
+        IoOp::Read
+    } else if ty.eq_ignore_ascii_case("write") {
+        IoOp::Write
+    } else {
+        return Err(LineError::new("Type", "Read or Write", ty));
+    };
+    Ok(Some(Record {
+        time_ns: u128::from(ticks) * 100,
+        offset_bytes: uint(&f, 4, "Offset")?,
+        size_bytes: uint(&f, 5, "Size")?,
+        op,
+        device: dev,
+        content: None,
+    }))
+}
+
+fn rw_letter(s: &str, name: &'static str) -> Result<IoOp, LineError> {
+    match s {
+        "r" | "R" => Ok(IoOp::Read),
+        "w" | "W" => Ok(IoOp::Write),
+        _ => Err(LineError::new(name, "r or w", s)),
+    }
+}
+
+fn spc(line: &str) -> LineResult {
+    let f: Vec<&str> = line.split(',').collect();
+    let dev = device(uint(&f, 0, "ASU")?, "ASU")?;
+    let lba = uint(&f, 1, "LBA")?;
+    let size = uint(&f, 2, "Size")?;
+    let op = rw_letter(field(&f, 3, "Opcode", "r or w")?, "Opcode")?;
+    let secs = float(&f, 4, "Timestamp")?;
+    Ok(Some(Record {
+        time_ns: (secs * 1e9).round() as u128,
+        offset_bytes: lba.saturating_mul(512),
+        size_bytes: size,
+        op,
+        device: dev,
+        content: None,
+    }))
+}
+
+fn is_tar_framing(line: &str) -> bool {
+    line.contains('\0')
+        && line
+            .rsplit('\0')
+            .next()
+            .is_none_or(|tail| tail.trim().is_empty())
+        || line.contains("PaxHeaders")
+        || line.contains("ustar")
+        || line.split_once(' ').is_some_and(|(n, rest)| {
+            n.bytes().all(|b| b.is_ascii_digit()) && rest.contains('=') && !rest.contains(' ')
+        })
+}
+
+fn fiu(line: &str) -> LineResult {
+    // Records glued behind tar header padding start after the last NUL byte.
+    let record = line.rsplit('\0').next().unwrap_or(line);
+    if is_tar_framing(line)
+        && (record.trim().is_empty() || record.contains("ustar") || record.contains('='))
+    {
+        return Ok(None);
+    }
+    let f: Vec<&str> = record.split_whitespace().collect();
+    if f.len() < 9 {
+        return Err(LineError::new(
+            "record",
+            "9 space-separated fields: ts_ns pid process lba size R|W major minor md5",
+            record,
+        ));
+    }
+    let n = f.len();
+    let time_ns = u128::from(uint(&f, 0, "ts_ns")?);
+    let lba = uint(&f, n - 6, "lba")?;
+    let size = uint(&f, n - 5, "size")?;
+    let op = rw_letter(f[n - 4], "op")?;
+    let dev = device(uint(&f, n - 2, "minor")?, "minor")?;
+    let md5 = f[n - 1];
+    let content = (md5.len() == 32)
+        .then(|| u128::from_str_radix(md5, 16).ok())
+        .flatten()
+        .ok_or_else(|| LineError::new("md5", "32 hexadecimal digits", md5))?;
+    Ok(Some(Record {
+        time_ns,
+        offset_bytes: lba.saturating_mul(512),
+        size_bytes: size.saturating_mul(512),
+        op,
+        device: dev,
+        content: Some(content),
+    }))
+}
+
+fn five_columns(line: &str, unit: TimeUnit, addr_unit: u64) -> LineResult {
+    let f: Vec<&str> = line.split_whitespace().collect();
+    let t = field(&f, 0, "time", "a non-negative number")?;
+    let secs_factor = match unit {
+        TimeUnit::S => 1e9,
+        TimeUnit::Ms => 1e6,
+        TimeUnit::Us => 1e3,
+        TimeUnit::Ns => 1.0,
+        TimeUnit::Auto if t.contains(['.', 'e', 'E']) => 1e6,
+        TimeUnit::Auto => 1.0,
+    };
+    let time_ns = if secs_factor == 1.0 {
+        u128::from(uint(&f, 0, "time")?)
+    } else {
+        (float(&f, 0, "time")? * secs_factor).round() as u128
+    };
+    let dev = device(uint(&f, 1, "devno")?, "devno")?;
+    let addr = uint(&f, 2, if addr_unit == 1 { "offset" } else { "lba" })?;
+    let size = uint(&f, 3, "size")?;
+    let op = match field(&f, 4, "op", "1 (read) or 0 (write)")? {
+        "1" => IoOp::Read,
+        "0" => IoOp::Write,
+        other => return Err(LineError::new("op", "1 (read) or 0 (write)", other)),
+    };
+    if f.len() > 5 {
+        return Err(LineError::new("line", "exactly 5 fields", line));
+    }
+    Ok(Some(Record {
+        time_ns,
+        offset_bytes: addr.saturating_mul(addr_unit),
+        size_bytes: size.saturating_mul(addr_unit),
+        op,
+        device: dev,
+        content: None,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(f: Format, line: &str) -> Record {
+        parse_line(f, f.default_unit(), line).unwrap().unwrap()
+    }
+
+    #[test]
+    fn msr_line() {
+        let r = one(
+            Format::Msr,
+            "128166386783630075,hm,0,Write,3164164096,40960,2896",
+        );
+        assert_eq!(
+            (r.offset_bytes, r.size_bytes, r.op, r.device),
+            (3164164096, 40960, IoOp::Write, 0)
+        );
+        assert_eq!(r.time_ns, 12816638678363007500);
+    }
+
+    #[test]
+    fn spc_and_disksim_units() {
+        let r = one(Format::Spc, "0,303567,3584,w,0.5");
+        assert_eq!(
+            (r.offset_bytes, r.size_bytes, r.time_ns),
+            (303567 * 512, 3584, 500_000_000)
+        );
+        let r = one(Format::Disksim, "26214000 1 240840 6 0");
+        assert_eq!((r.time_ns, r.size_bytes, r.device), (26214000, 3072, 1));
+        let r = one(Format::Disksim, "1.5 0 8 8 1");
+        assert_eq!((r.time_ns, r.op), (1_500_000, IoOp::Read));
+        let r = one(Format::Flashnet, "223.412 0 3159347200 36864 0");
+        assert_eq!(
+            (r.time_ns, r.offset_bytes, r.size_bytes),
+            (223_412_000, 3159347200, 36864)
+        );
+    }
+
+    #[test]
+    fn fiu_record_behind_tar_padding() {
+        let r = one(
+            Format::Fiu,
+            "\0\0\089966527950584 4253 nfsd 508516672 8 W 6 0 88b93b628d84082186026d9da044f173",
+        );
+        assert_eq!(
+            (r.offset_bytes, r.size_bytes, r.op),
+            (508516672 * 512, 4096, IoOp::Write)
+        );
+        assert_eq!(r.content, Some(0x88b93b628d84082186026d9da044f173));
+        assert!(
+            parse_line(Format::Fiu, TimeUnit::Ns, "28 ctime=1410563671.7201132")
+                .unwrap()
+                .is_none()
+        );
+        assert!(parse_line(Format::Fiu, TimeUnit::Ns, "\0\0\0\0")
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn bad_fields_are_named() {
+        let e = parse_line(Format::Msr, TimeUnit::Ns, "1,hm,0,Trim,0,4096,1").unwrap_err();
+        assert_eq!(e.field, "Type");
+        let e = parse_line(Format::Spc, TimeUnit::S, "0,12,-4096,r,0.1").unwrap_err();
+        assert_eq!(e.field, "Size");
+        let e = parse_line(Format::Disksim, TimeUnit::Ns, "100 0 8").unwrap_err();
+        assert_eq!(e.field, "size");
+        assert!(e.found.contains("missing"));
+    }
+}

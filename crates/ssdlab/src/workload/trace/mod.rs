@@ -1,0 +1,307 @@
+//! Streaming trace readers. A trace is read one line at a time (plain or gzip), never loaded
+//! whole; the format is detected from the first lines unless forced.
+
+mod detect;
+mod formats;
+
+pub use formats::{Format, TimeUnit};
+
+use super::{IoOp, Request};
+use flate2::read::MultiGzDecoder;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// A problem reading a trace, naming file and line.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum TraceError {
+    /// The file cannot be opened or read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A line does not match the format.
+    #[error("{path}:{line}: field `{field}`: expected {expected}, found `{found}`")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: u64,
+        /// The field that failed.
+        field: &'static str,
+        /// What the format requires there.
+        expected: String,
+        /// What the line holds (truncated).
+        found: String,
+    },
+    /// No known format matches the first lines.
+    #[error("{path}: cannot detect the trace format from its first lines (tried msr, spc, fiu, disksim, flashnet); use --format")]
+    UnknownFormat {
+        /// The file.
+        path: PathBuf,
+    },
+    /// An address beyond the logical capacity with `ftl.out_of_range = "error"`.
+    #[error("request {index}: bytes {offset}..{end} are beyond the logical capacity of {capacity} bytes (ftl.out_of_range = \"error\"; use \"wrap\" to fold them)")]
+    OutOfRange {
+        /// 0-based request index.
+        index: u64,
+        /// Start byte.
+        offset: u64,
+        /// End byte.
+        end: u64,
+        /// Logical capacity.
+        capacity: u64,
+    },
+}
+
+/// Options of a trace reader.
+#[derive(Debug, Clone, Default)]
+pub struct TraceOptions {
+    /// Format (`None` = detect).
+    pub format: Option<Format>,
+    /// Force the unit of DiskSim-style timestamps.
+    pub time_unit: Option<TimeUnit>,
+    /// Stop after this many requests.
+    pub limit: Option<u64>,
+    /// Keep only requests of this device / disk / ASU.
+    pub device: Option<u32>,
+    /// Skip malformed lines (counted) instead of stopping.
+    pub lenient: bool,
+}
+
+/// What the reader saw, for reports.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct TraceCounts {
+    /// Lines read.
+    pub lines: u64,
+    /// Requests produced.
+    pub requests: u64,
+    /// Malformed lines skipped (`--lenient`).
+    pub skipped_malformed: u64,
+    /// Non-record lines skipped (blank, comments, headers, tar framing).
+    pub skipped_framing: u64,
+    /// Zero-length requests skipped.
+    pub skipped_zero_size: u64,
+    /// Requests of other devices dropped by the device filter.
+    pub filtered_device: u64,
+    /// Timestamps earlier than the previous one, clamped to it.
+    pub clamped_timestamps: u64,
+}
+
+/// A streaming reader over one trace file.
+pub struct TraceReader {
+    path: PathBuf,
+    input: Box<dyn BufRead + Send>,
+    format: Format,
+    unit: TimeUnit,
+    opts: TraceOptions,
+    buf: Vec<u8>,
+    first_ns: Option<u128>,
+    last_ns: u64,
+    /// Counters so far.
+    pub counts: TraceCounts,
+    done: bool,
+}
+
+fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, TraceError> {
+    let io = |source| TraceError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut f = File::open(path).map_err(io)?;
+    let mut magic = [0u8; 2];
+    let n = f.read(&mut magic).map_err(io)?;
+    let f = File::open(path).map_err(io)?;
+    if n == 2 && magic == [0x1f, 0x8b] {
+        Ok(Box::new(BufReader::with_capacity(
+            1 << 16,
+            MultiGzDecoder::new(f),
+        )))
+    } else {
+        Ok(Box::new(BufReader::with_capacity(1 << 16, f)))
+    }
+}
+
+impl TraceReader {
+    /// Opens a trace, detecting its format from the first lines unless `opts.format` is set.
+    ///
+    /// # Errors
+    /// [`TraceError::Io`] if unreadable, [`TraceError::UnknownFormat`] if nothing matches.
+    pub fn open(path: &Path, opts: TraceOptions) -> Result<Self, TraceError> {
+        let format = match opts.format {
+            Some(f) => f,
+            None => detect::detect(path, open(path)?)?,
+        };
+        Ok(TraceReader {
+            path: path.to_path_buf(),
+            input: open(path)?,
+            unit: opts.time_unit.unwrap_or(format.default_unit()),
+            format,
+            opts,
+            buf: Vec::with_capacity(256),
+            first_ns: None,
+            last_ns: 0,
+            counts: TraceCounts::default(),
+            done: false,
+        })
+    }
+
+    /// The format in use.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    fn next_request(&mut self) -> Result<Option<Request>, TraceError> {
+        loop {
+            if self.done || self.opts.limit.is_some_and(|l| self.counts.requests >= l) {
+                return Ok(None);
+            }
+            self.buf.clear();
+            let n = self
+                .input
+                .read_until(b'\n', &mut self.buf)
+                .map_err(|source| TraceError::Io {
+                    path: self.path.clone(),
+                    source,
+                })?;
+            if n == 0 {
+                self.done = true;
+                return Ok(None);
+            }
+            self.counts.lines += 1;
+            let line_no = self.counts.lines;
+            let line = String::from_utf8_lossy(&self.buf);
+            let rec = match formats::parse_line(self.format, self.unit, &line) {
+                Ok(Some(r)) => r,
+                Ok(None) => {
+                    self.counts.skipped_framing += 1;
+                    continue;
+                }
+                Err(e) if self.opts.lenient => {
+                    let _ = e;
+                    self.counts.skipped_malformed += 1;
+                    continue;
+                }
+                Err(e) => return Err(e.at(&self.path, line_no)),
+            };
+            if self.opts.device.is_some_and(|d| d != rec.device) {
+                self.counts.filtered_device += 1;
+                continue;
+            }
+            if rec.size_bytes == 0 {
+                self.counts.skipped_zero_size += 1;
+                continue;
+            }
+            let first = *self.first_ns.get_or_insert(rec.time_ns);
+            let mut t = rec.time_ns.saturating_sub(first).min(u128::from(u64::MAX)) as u64;
+            if t < self.last_ns {
+                self.counts.clamped_timestamps += 1;
+                t = self.last_ns;
+            }
+            self.last_ns = t;
+            self.counts.requests += 1;
+            return Ok(Some(Request {
+                time_ns: t,
+                offset_bytes: rec.offset_bytes,
+                size_bytes: rec.size_bytes,
+                op: rec.op,
+                device: rec.device,
+                content: rec.content,
+            }));
+        }
+    }
+}
+
+impl Iterator for TraceReader {
+    type Item = Result<Request, TraceError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_request() {
+            Ok(Some(r)) => Some(Ok(r)),
+            Ok(None) => None,
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// Summary statistics of a trace (`ssdlab trace stats`).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct TraceStats {
+    /// Format used.
+    pub format: String,
+    /// Requests.
+    pub requests: u64,
+    /// Read requests.
+    pub reads: u64,
+    /// Percentage of reads.
+    pub read_pct: f64,
+    /// Mean request size, bytes.
+    pub mean_size_bytes: f64,
+    /// Bytes read.
+    pub read_bytes: u64,
+    /// Bytes written.
+    pub write_bytes: u64,
+    /// Distinct 4 KiB blocks touched (footprint), in bytes.
+    pub footprint_bytes: u64,
+    /// Lowest byte address.
+    pub min_offset_bytes: u64,
+    /// Highest end address.
+    pub max_end_bytes: u64,
+    /// Time from first to last arrival, s.
+    pub duration_s: f64,
+    /// Mean inter-arrival time, µs.
+    pub mean_interarrival_us: f64,
+    /// Reader counters.
+    pub counts: TraceCounts,
+}
+
+/// Streams a whole trace once and summarises it. The footprint is counted exactly in a
+/// `BTreeSet` of 4 KiB block numbers, so its memory grows with the footprint, not the length.
+///
+/// # Errors
+/// Any [`TraceError`] of the reader.
+pub fn stats(mut reader: TraceReader) -> Result<TraceStats, TraceError> {
+    let mut s = TraceStats {
+        format: reader.format().name().to_string(),
+        min_offset_bytes: u64::MAX,
+        ..Default::default()
+    };
+    let mut blocks = std::collections::BTreeSet::new();
+    let mut last = 0;
+    for r in reader.by_ref() {
+        let r = r?;
+        s.requests += 1;
+        let end = r.offset_bytes + r.size_bytes;
+        match r.op {
+            IoOp::Read => {
+                s.reads += 1;
+                s.read_bytes += r.size_bytes;
+            }
+            IoOp::Write => s.write_bytes += r.size_bytes,
+        }
+        s.min_offset_bytes = s.min_offset_bytes.min(r.offset_bytes);
+        s.max_end_bytes = s.max_end_bytes.max(end);
+        blocks.extend(r.offset_bytes / 4096..end.div_ceil(4096));
+        last = r.time_ns;
+    }
+    if s.requests > 0 {
+        s.read_pct = 100.0 * s.reads as f64 / s.requests as f64;
+        s.mean_size_bytes = (s.read_bytes + s.write_bytes) as f64 / s.requests as f64;
+        s.duration_s = last as f64 / 1e9;
+        if s.requests > 1 {
+            s.mean_interarrival_us = last as f64 / 1e3 / (s.requests - 1) as f64;
+        }
+    } else {
+        s.min_offset_bytes = 0;
+    }
+    s.footprint_bytes = blocks.len() as u64 * 4096;
+    s.counts = reader.counts.clone();
+    Ok(s)
+}
