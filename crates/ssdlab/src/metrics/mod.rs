@@ -42,6 +42,8 @@ pub struct Metrics {
     pub gc_pages_moved: u64,
     /// Requests the host had to hold back because the write queue was full.
     pub host_stalls: u64,
+    /// Exact sums of response times (all, read, write), ns: means are not histogram-rounded.
+    pub latency_sum_ns: [u128; 3],
     /// Requests completed.
     pub requests: u64,
     /// Time of the last completion, ns.
@@ -72,6 +74,7 @@ impl Default for Metrics {
             gc_time_ns: 0,
             gc_pages_moved: 0,
             host_stalls: 0,
+            latency_sum_ns: [0; 3],
             requests: 0,
             end_ns: 0,
         }
@@ -93,10 +96,13 @@ impl Metrics {
     pub fn request_done(&mut self, is_read: bool, latency_ns: u64, now_ns: u64) {
         let v = latency_ns.max(1);
         self.all.saturating_record(v);
+        self.latency_sum_ns[0] += u128::from(latency_ns);
         if is_read {
             self.read.saturating_record(v);
+            self.latency_sum_ns[1] += u128::from(latency_ns);
         } else {
             self.write.saturating_record(v);
+            self.latency_sum_ns[2] += u128::from(latency_ns);
         }
         self.requests += 1;
         self.end_ns = self.end_ns.max(now_ns);

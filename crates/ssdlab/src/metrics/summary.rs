@@ -42,8 +42,9 @@ fn round6(x: f64) -> f64 {
 }
 
 impl LatencySummary {
-    /// Statistics of a histogram of nanoseconds (percentiles to hdrhistogram's 3 significant digits).
-    pub fn of(h: &Histogram<u64>) -> Self {
+    /// Statistics of a histogram of nanoseconds (percentiles to hdrhistogram's 3 significant
+    /// digits) with the exact sum of its values for the mean.
+    pub fn of(h: &Histogram<u64>, sum_ns: u128) -> Self {
         let q = |p: f64| {
             if h.is_empty() {
                 0.0
@@ -70,7 +71,7 @@ impl LatencySummary {
             mean_us: if h.is_empty() {
                 0.0
             } else {
-                round6(h.mean() / 1e3)
+                round6(sum_ns as f64 / h.len() as f64 / 1e3)
             },
             p50_us: q(0.5),
             p95_us: q(0.95),
@@ -216,10 +217,11 @@ impl Summary {
                 .map(|c| (c.name(), m.flash[*c as usize]))
                 .collect(),
         };
+        let [all, read, write] = m.latency_sum_ns;
         (
-            LatencySummary::of(&m.all),
-            LatencySummary::of(&m.read),
-            LatencySummary::of(&m.write),
+            LatencySummary::of(&m.all, all),
+            LatencySummary::of(&m.read, read),
+            LatencySummary::of(&m.write, write),
             wait,
             flash,
         )

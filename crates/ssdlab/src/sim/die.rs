@@ -2,6 +2,7 @@
 //! completions.
 
 use super::{Event, SimError, Simulation};
+use crate::config::Allocation;
 use crate::flash::{DieState, PlaneId, Ppn};
 use crate::ftl::blocks::Stream;
 use crate::sched::{Cause, Heads, OpClass, OpKind, QueueKind};
@@ -31,9 +32,47 @@ impl Simulation<'_> {
         }
     }
 
+    /// With dynamic allocation, a write whose plane has no free page is re-placed on a plane
+    /// that has one (same die first, else the least-loaded die), so valid data drifting
+    /// unevenly between planes cannot wedge a plane that GC can no longer clean.
+    fn replace_blocked_write(&mut self, die: usize) {
+        if self.cfg.ftl.allocation != Allocation::Dynamic {
+            return;
+        }
+        let Some(&(_, id)) = self.dies[die].queues.writes.front() else {
+            return;
+        };
+        if self
+            .ftl
+            .can_alloc(PlaneId(self.ops[id as usize].plane), Stream::User)
+        {
+            return;
+        }
+        let ppd = self.geo.planes_per_die;
+        let usable = |p: u32| self.ftl.can_alloc(PlaneId(p), Stream::User);
+        let same_die = (die as u32 * ppd..(die as u32 + 1) * ppd).find(|&p| usable(p));
+        let target = same_die.or_else(|| {
+            (0..self.geo.planes())
+                .filter(|&p| usable(p))
+                .min_by_key(|&p| (self.dies[(p / ppd) as usize].load(), p))
+        });
+        let Some(plane) = target else { return };
+        self.ops[id as usize].plane = plane;
+        let new_die = (plane / ppd) as usize;
+        self.ops[id as usize].die = new_die as u32;
+        if new_die != die {
+            let q = &mut self.dies[die].queues;
+            q.writes.pop_front();
+            q.queued_program_erase -= 1;
+            self.enqueue(new_die, QueueKind::Write, id);
+            self.try_dispatch(new_die);
+        }
+    }
+
     /// Starts the next operation on an idle die, as the scheduling policy picks it.
     pub(super) fn try_dispatch(&mut self, die: usize) {
         while self.dies[die].state == DieState::Idle {
+            self.replace_blocked_write(die);
             let q = &self.dies[die].queues;
             let write_head = q.writes.front().filter(|&&(_, id)| {
                 let op = &self.ops[id as usize];

@@ -1,0 +1,198 @@
+//! One test per class of bad input: the error names file, line, field and expectation, or the
+//! config key and constraint; nothing panics.
+
+use ssdlab::config::ConfigBuilder;
+use ssdlab::sim::{RunOptions, Simulation};
+use ssdlab::workload::trace::{TraceOptions, TraceReader};
+use std::io::Write;
+
+fn trace_error(name: &str, text: &str, lenient: bool) -> Result<u64, String> {
+    let dir = std::env::temp_dir().join(format!("ssdlab-bad-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let opts = TraceOptions {
+        lenient,
+        ..Default::default()
+    };
+    let cfg = ConfigBuilder::preset("tiny").unwrap().build().unwrap();
+    let result = TraceReader::open(&path, opts)
+        .map_err(|e| e.to_string())
+        .and_then(|mut r| {
+            let s = Simulation::new(&cfg, RunOptions::default(), &mut r)
+                .map_err(|e| e.to_string())?
+                .run();
+            s.map(|s| s.requests).map_err(|e| e.to_string())
+        });
+    std::fs::remove_dir_all(&dir).ok();
+    result
+}
+
+const MSR_OK: &str = "128166386783630075,hm,0,Write,3164164096,4096,2896\n";
+
+#[test]
+fn truncated_line() {
+    let e = trace_error(
+        "t.csv",
+        &format!("{MSR_OK}{MSR_OK}128166386783631602,hm,0,Read,3282006016\n"),
+        false,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("t.csv:3") && e.contains("`Size`") && e.contains("line ends early"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_number() {
+    let e = trace_error(
+        "n.csv",
+        &format!("{MSR_OK}128166386783631602,hm,0,Read,32x2,4096,1\n"),
+        false,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("n.csv:2") && e.contains("`Offset`") && e.contains("32x2"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_opcode() {
+    let e = trace_error(
+        "o.csv",
+        &format!("{MSR_OK}128166386783631602,hm,0,Trim,0,4096,1\n"),
+        false,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("o.csv:2") && e.contains("Read or Write") && e.contains("Trim"),
+        "{e}"
+    );
+    let e = trace_error("o.disksim", "0 0 8 8 0\n10 0 8 8 7\n", false).unwrap_err();
+    assert!(e.contains("o.disksim:2") && e.contains("`op`"), "{e}");
+}
+
+#[test]
+fn negative_size() {
+    let e = trace_error(
+        "s.spc",
+        "0,303567,3584,w,0.0\n0,303574,-3584,w,0.026\n",
+        false,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("s.spc:2") && e.contains("`Size`") && e.contains("-3584"),
+        "{e}"
+    );
+}
+
+#[test]
+fn lenient_skips_and_counts() {
+    let n = trace_error("l.csv", &format!("{MSR_OK}garbage,line\n{MSR_OK}"), true).unwrap();
+    assert_eq!(n, 2);
+}
+
+#[test]
+fn unknown_format() {
+    let e = trace_error("u.txt", "hello world\nthis is not a trace\n", false).unwrap_err();
+    assert!(e.contains("cannot detect the trace format"), "{e}");
+}
+
+#[test]
+fn missing_file() {
+    let e = TraceReader::open(
+        std::path::Path::new("/nonexistent/trace.csv"),
+        TraceOptions::default(),
+    )
+    .err()
+    .unwrap();
+    assert!(e.to_string().contains("/nonexistent/trace.csv"));
+}
+
+#[test]
+fn out_of_range_address_with_error_policy() {
+    let line = "128166386783630075,hm,0,Write,999999999999,4096,2896\n";
+    let dir = std::env::temp_dir().join(format!("ssdlab-oor-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("r.csv");
+    std::fs::write(&path, line).unwrap();
+    let cfg = ConfigBuilder::preset("tiny")
+        .unwrap()
+        .set("ftl.out_of_range=error")
+        .unwrap()
+        .build()
+        .unwrap();
+    let mut r = TraceReader::open(&path, TraceOptions::default()).unwrap();
+    let e = Simulation::new(&cfg, RunOptions::default(), &mut r)
+        .unwrap()
+        .run()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("beyond the logical capacity") && e.contains("out_of_range"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn unknown_config_key() {
+    let e = ConfigBuilder::preset("tiny")
+        .unwrap()
+        .set("flash.read_ms=3")
+        .unwrap()
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("read_ms"), "{e}");
+    let e = ConfigBuilder::preset("tiny")
+        .unwrap()
+        .overlay_toml("[ftl]\nvictim = \"greedy\"\n", "x.toml")
+        .unwrap()
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("victim"), "{e}");
+}
+
+#[test]
+fn impossible_geometry() {
+    let e = ConfigBuilder::preset("tiny")
+        .unwrap()
+        .set("geometry.pages_per_block=0")
+        .unwrap()
+        .set("geometry.page_size_bytes=1000")
+        .unwrap()
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("geometry.pages_per_block = 0") && e.contains("multiple of 512"),
+        "{e}"
+    );
+    let e = ConfigBuilder::preset("tiny")
+        .unwrap()
+        .set("geometry.blocks_per_plane=2")
+        .unwrap()
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("ftl.gc_threshold"), "{e}");
+}
+
+#[test]
+fn wrong_type_names_the_key() {
+    let e = ConfigBuilder::preset("tiny")
+        .unwrap()
+        .set("geometry.channels=many")
+        .unwrap()
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("channels"), "{e}");
+}

@@ -1,0 +1,52 @@
+//! Integration tests: one binary, one module per concern.
+
+mod bad_input;
+mod determinism;
+mod invariants;
+mod md1;
+mod traces;
+
+use ssdlab::config::{Config, ConfigBuilder};
+use ssdlab::metrics::Summary;
+use ssdlab::sim::{RunOptions, SimError, Simulation};
+use ssdlab::workload::synth::SynthSpec;
+use ssdlab::workload::trace::{TraceOptions, TraceReader};
+use std::path::PathBuf;
+
+/// Path of a bundled trace.
+pub fn trace_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/traces")
+        .join(name)
+}
+
+/// A preset with `key=value` overrides.
+pub fn config(preset: &str, sets: &[&str]) -> Config {
+    let mut b = ConfigBuilder::preset(preset).unwrap();
+    for s in sets {
+        b = b.set(s).unwrap();
+    }
+    b.build().unwrap()
+}
+
+/// Replays a bundled trace (first `limit` requests) with verification on.
+pub fn run_trace(cfg: &Config, name: &str, limit: u64, seed: u64) -> Result<Summary, SimError> {
+    let opts = TraceOptions {
+        limit: Some(limit),
+        ..Default::default()
+    };
+    let mut reader = TraceReader::open(&trace_path(name), opts)?;
+    let summary = Simulation::new(cfg, RunOptions { seed, verify: true }, &mut reader)?.run();
+    summary
+}
+
+/// Runs a synthetic workload.
+pub fn run_synth(cfg: &Config, spec: &str, seed: u64, verify: bool) -> Summary {
+    let spec: SynthSpec = spec.parse().unwrap();
+    let mut gen = spec.generate().unwrap();
+    let summary = Simulation::new(cfg, RunOptions { seed, verify }, &mut gen)
+        .unwrap()
+        .run()
+        .unwrap();
+    summary
+}
