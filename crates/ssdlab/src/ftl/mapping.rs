@@ -1,8 +1,9 @@
 //! Page-level mapping with versions.
 //!
-//! Four `u32` arrays: logical → physical, physical → logical, the newest version the host wrote
-//! for each logical page, and the version each physical page holds. That is 16 bytes per
-//! physical page at most, and it lets every read be checked against the newest version.
+//! Two arrays of `u32` pairs: per logical page its physical page and the newest version the host
+//! wrote; per physical page its logical page (if valid) and the version it holds. That is at most
+//! 16 bytes per physical page, and lets every read be checked against the newest version. Each
+//! pair shares a cache line, so an update touches half as many lines as four separate arrays.
 
 /// Marker for "no page".
 pub const NONE: u32 = u32::MAX;
@@ -10,64 +11,62 @@ pub const NONE: u32 = u32::MAX;
 /// Logical ↔ physical mapping and version tracking.
 #[derive(Debug, Clone)]
 pub struct Mapping {
-    l2p: Vec<u32>,
-    p2l: Vec<u32>,
-    lpn_version: Vec<u32>,
-    ppn_version: Vec<u32>,
+    /// Per logical page: (physical page, newest version written).
+    logical: Vec<[u32; 2]>,
+    /// Per physical page: (logical page if valid, version held).
+    physical: Vec<[u32; 2]>,
 }
 
 impl Mapping {
     /// An empty mapping for `logical` logical and `physical` physical pages.
     pub fn new(logical: u32, physical: u32) -> Self {
         Mapping {
-            l2p: vec![NONE; logical as usize],
-            p2l: vec![NONE; physical as usize],
-            lpn_version: vec![0; logical as usize],
-            ppn_version: vec![0; physical as usize],
+            logical: vec![[NONE, 0]; logical as usize],
+            physical: vec![[NONE, 0]; physical as usize],
         }
     }
     /// Logical pages.
     pub fn logical_pages(&self) -> u32 {
-        self.l2p.len() as u32
+        self.logical.len() as u32
     }
     /// Physical page holding `lpn`, or [`NONE`].
     #[inline]
     pub fn ppn(&self, lpn: u32) -> u32 {
-        self.l2p[lpn as usize]
+        self.logical[lpn as usize][0]
     }
     /// Logical page stored at `ppn` if it is valid, else [`NONE`].
     #[inline]
     pub fn lpn(&self, ppn: u32) -> u32 {
-        self.p2l[ppn as usize]
+        self.physical[ppn as usize][0]
     }
     /// Newest version the host wrote for `lpn` (0 = never written).
     #[inline]
     pub fn newest(&self, lpn: u32) -> u32 {
-        self.lpn_version[lpn as usize]
+        self.logical[lpn as usize][1]
     }
     /// Version held by `ppn`.
     #[inline]
     pub fn held(&self, ppn: u32) -> u32 {
-        self.ppn_version[ppn as usize]
+        self.physical[ppn as usize][1]
     }
     /// Registers a new host write of `lpn`; returns its version.
     pub fn next_version(&mut self, lpn: u32) -> u32 {
-        let v = &mut self.lpn_version[lpn as usize];
+        let v = &mut self.logical[lpn as usize][1];
         *v += 1;
         *v
     }
     /// Records that `ppn` was programmed with `version` of some page (not yet mapped).
     pub fn programmed(&mut self, ppn: u32, version: u32) {
-        self.ppn_version[ppn as usize] = version;
+        self.physical[ppn as usize][1] = version;
     }
     /// Points `lpn` at `ppn`; returns the previous physical page (now invalid) or [`NONE`].
     pub fn remap(&mut self, lpn: u32, ppn: u32) -> u32 {
-        let old = self.l2p[lpn as usize];
+        let old = self.logical[lpn as usize][0];
         if old != NONE {
-            self.p2l[old as usize] = NONE;
+            self.physical[old as usize][0] = NONE;
         }
-        self.l2p[lpn as usize] = ppn;
-        self.p2l[ppn as usize] = lpn;
+        self.logical[lpn as usize][0] = ppn;
+        self.physical[ppn as usize][0] = lpn;
         old
     }
     /// Version currently mapped for `lpn` (0 if unmapped).

@@ -1,0 +1,207 @@
+//! The command-line interface end to end: names scripts depend on, exit codes, messages.
+
+use assert_cmd::Command;
+use predicates::str::contains;
+use std::path::PathBuf;
+
+fn ssdlab() -> Command {
+    Command::cargo_bin("ssdlab").unwrap()
+}
+
+fn testdata(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/traces")
+        .join(name)
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ssdlab-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn run_writes_every_documented_json_key() {
+    let out = tmp("run.json");
+    ssdlab()
+        .args([
+            "run",
+            "--preset",
+            "hotr",
+            "--set",
+            "geometry.blocks_per_plane=64",
+            "--set",
+            "precondition.fill=0.8",
+        ])
+        .args(["--trace"])
+        .arg(testdata("msr_hm_0.csv"))
+        .args([
+            "--format", "msr", "--scheme", "baseline", "--seed", "3", "--verify", "--limit",
+            "1500", "--json",
+        ])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(contains("response time (us)"))
+        .stdout(contains("verify: passed"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    for key in [
+        "requests",
+        "read.count",
+        "read.mean_us",
+        "read.p99_us",
+        "write.count",
+        "write.mean_us",
+        "write.p99_us",
+        "all.mean_us",
+        "all.p99_us",
+        "reads_blocked_pct",
+        "read_wait_us",
+        "write_amplification",
+        "flash.reads",
+        "flash.programs",
+        "flash.erases",
+        "gc.count",
+        "sim.wall_s",
+        "sim.events",
+        "sim.requests_per_s",
+        "config_hash",
+        "seed",
+    ] {
+        let found = key.split('.').try_fold(&v, |node, k| node.get(k));
+        assert!(found.is_some(), "missing JSON key {key}");
+    }
+    assert_eq!(v["requests"], 1500);
+    assert_eq!(v["seed"], 3);
+    assert!(v["read_wait_us"].is_object());
+}
+
+#[test]
+fn synth_output_replays_and_trace_stats_describe_it() {
+    let csv = tmp("synth.csv");
+    ssdlab()
+        .args(["synth", "--out"])
+        .arg(&csv)
+        .args([
+            "--requests",
+            "3000",
+            "--write-ratio",
+            "0.25",
+            "--size-kib",
+            "4,8",
+            "--iat-us",
+            "50",
+            "--footprint-gib",
+            "0.01",
+            "--seed",
+            "9",
+        ])
+        .assert()
+        .success();
+    ssdlab()
+        .args(["trace", "stats"])
+        .arg(&csv)
+        .assert()
+        .success()
+        .stdout(contains("format             msr"))
+        .stdout(contains("requests           3000"));
+    ssdlab()
+        .args(["run", "--preset", "tiny", "--quiet", "--verify", "--trace"])
+        .arg(&csv)
+        .assert()
+        .success();
+}
+
+#[test]
+fn config_show_prints_every_key_and_reloads() {
+    let out = ssdlab()
+        .args([
+            "config",
+            "show",
+            "--preset",
+            "pe-suspension-mlc",
+            "--set",
+            "sched.policy=rps",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("policy = \"rps\"")
+            && text.contains("program_us = 660.0")
+            && text.contains("transfer_us = 40.0")
+    );
+    let file = tmp("shown.toml");
+    std::fs::write(&file, &text).unwrap();
+    let again = ssdlab()
+        .args(["config", "show", "--config"])
+        .arg(&file)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(String::from_utf8(again).unwrap(), text);
+}
+
+#[test]
+fn presets_are_listed() {
+    let out = ssdlab()
+        .arg("presets")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    for p in [
+        "tiny",
+        "hotr",
+        "pe-suspension-slc",
+        "pe-suspension-mlc",
+        "shadowgc",
+        "hire",
+    ] {
+        assert!(
+            text.lines().any(|l| l.starts_with(p)),
+            "{p} missing from:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn bad_inputs_exit_2_with_a_message() {
+    let bad = tmp("bad.csv");
+    std::fs::write(&bad, "128166386783630075,hm,0,Write,3164164096,4096,2896\n128166386783630075,hm,0,Write,31641x4096,4096,2896\n").unwrap();
+    ssdlab()
+        .args(["run", "--trace"])
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stderr(contains("bad.csv:2: field `Offset`"));
+    ssdlab()
+        .args(["run", "--preset", "nope", "--synth", "requests=5"])
+        .assert()
+        .code(2)
+        .stderr(contains("unknown preset"));
+    ssdlab()
+        .args([
+            "run",
+            "--set",
+            "ftl.over_provisioning=1.5",
+            "--synth",
+            "requests=5",
+        ])
+        .assert()
+        .code(2)
+        .stderr(contains("ftl.over_provisioning = 1.5"));
+    ssdlab()
+        .args(["run", "--synth", "requests=5,bogus=1"])
+        .assert()
+        .code(2)
+        .stderr(contains("bogus"));
+}
