@@ -82,6 +82,8 @@ struct RawFlash {
     transfer_us: Option<f64>,
     command_us: f64,
     copyback: bool,
+    multi_plane: bool,
+    cache_read: bool,
 }
 
 /// Resolved flash timing and options.
@@ -103,6 +105,12 @@ pub struct FlashConfig {
     pub command_us: f64,
     /// GC moves pages inside the plane (copy-back) without crossing the bus.
     pub copyback: bool,
+    /// Reads (same page offset) and programs on different planes of a die run as one
+    /// multi-plane operation: one array time, one bus transfer per page.
+    pub multi_plane: bool,
+    /// Cache read: a sensed page moves to the cache register and the die can start its next
+    /// array operation while the page goes out over the bus.
+    pub cache_read: bool,
 }
 
 /// GC victim selection policies.

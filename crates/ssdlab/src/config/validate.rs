@@ -59,6 +59,8 @@ pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
             .unwrap_or(f64::from(g.page_size_bytes) / f.bus_mb_per_s),
         command_us: f.command_us,
         copyback: f.copyback,
+        multi_plane: f.multi_plane,
+        cache_read: f.cache_read,
     };
     for (key, v) in [
         ("flash.read_us", flash.read_us),

@@ -35,6 +35,11 @@ pub struct Die {
     pub generation: u32,
     /// Queued operations.
     pub queues: DieQueues,
+    /// With cache read: the read whose page sits in the cache register, waiting for or on the
+    /// bus (`u32::MAX` = none).
+    pub cache_op: u32,
+    /// With cache read: the current read has sensed its page and waits for the cache register.
+    pub cache_waiting: bool,
     occupied_ns: [u64; OpClass::COUNT],
     class: OpClass,
     since: SimTime,
@@ -47,6 +52,8 @@ impl Default for Die {
             op: u32::MAX,
             generation: 0,
             queues: DieQueues::default(),
+            cache_op: u32::MAX,
+            cache_waiting: false,
             occupied_ns: [0; OpClass::COUNT],
             class: OpClass::UserRead,
             since: SimTime::ZERO,
@@ -93,13 +100,15 @@ impl Die {
     }
 }
 
-/// A channel bus: one page transfer at a time, waiting dies served first come, first served.
+/// A channel bus: one transfer at a time, waiting dies served first come, first served. Each
+/// entry says whether the transfer is of the die's cache register (cache read) or of its
+/// current operation.
 #[derive(Debug, Default)]
 pub struct Channel {
-    /// The die whose page is on the bus.
-    pub current: Option<DieId>,
-    /// Dies holding a page (or waiting to send one), in request order.
-    pub waiters: VecDeque<DieId>,
+    /// The die whose pages are on the bus.
+    pub current: Option<(DieId, bool)>,
+    /// Dies holding pages (or waiting to send them), in request order.
+    pub waiters: VecDeque<(DieId, bool)>,
     /// Total time the bus carried data.
     pub busy_ns: u64,
 }

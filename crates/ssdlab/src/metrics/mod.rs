@@ -40,6 +40,8 @@ pub struct Metrics {
     pub gc_time_ns: u64,
     /// Valid pages GC relocated.
     pub gc_pages_moved: u64,
+    /// Multi-plane operations (gangs of two or more pages).
+    pub multi_plane_ops: u64,
     /// Requests the host had to hold back because the write queue was full.
     pub host_stalls: u64,
     /// Exact sums of response times (all, read, write), ns: means are not histogram-rounded.
@@ -73,6 +75,7 @@ impl Default for Metrics {
             gc_count: 0,
             gc_time_ns: 0,
             gc_pages_moved: 0,
+            multi_plane_ops: 0,
             host_stalls: 0,
             latency_sum_ns: [0; 3],
             requests: 0,

@@ -1,12 +1,16 @@
-//! Die and channel handlers: dispatching queued operations, array phases, bus transfers and
-//! completions.
+//! Dispatching: picking the next operation of an idle die, forming multi-plane gangs, and
+//! starting the operation.
 
-use super::{Event, SimError, Simulation};
+use super::Simulation;
 use crate::config::Allocation;
 use crate::flash::{DieState, PlaneId, Ppn};
 use crate::ftl::blocks::Stream;
+use crate::ftl::mapping::NONE;
 use crate::sched::{Cause, Heads, OpClass, OpKind, QueueKind};
-use crate::verify;
+use std::collections::VecDeque;
+
+/// How far down a queue multi-plane gang formation looks for partners.
+const GANG_SCAN: usize = 32;
 
 impl Simulation<'_> {
     /// Appends an operation to one of a die's queues.
@@ -25,7 +29,7 @@ impl Simulation<'_> {
         }
     }
 
-    fn stream_of(cause: Cause) -> Stream {
+    pub(super) fn stream_of(cause: Cause) -> Stream {
         match cause {
             Cause::User => Stream::User,
             Cause::Gc => Stream::Gc,
@@ -69,178 +73,181 @@ impl Simulation<'_> {
         }
     }
 
+    /// Whether the die may start this (program) operation now: its plane must have a free page
+    /// and, with cache read, the die's registers must not hold a page still to be sent.
+    fn program_ready(&self, die: usize, id: u32) -> bool {
+        let op = &self.ops[id as usize];
+        self.dies[die].cache_op == NONE
+            && self
+                .ftl
+                .can_alloc(PlaneId(op.plane), Self::stream_of(op.cause))
+    }
+
     /// Starts the next operation on an idle die, as the scheduling policy picks it.
     pub(super) fn try_dispatch(&mut self, die: usize) {
         while self.dies[die].state == DieState::Idle {
             self.replace_blocked_write(die);
             let q = &self.dies[die].queues;
-            let write_head = q.writes.front().filter(|&&(_, id)| {
-                let op = &self.ops[id as usize];
-                self.ftl.can_alloc(PlaneId(op.plane), Stream::User)
-            });
+            let ready = |e: &&(u64, u32)| {
+                let op = &self.ops[e.1 as usize];
+                op.kind != OpKind::Program || self.program_ready(die, e.1)
+            };
             let heads = Heads {
                 read: q.reads.front().map(|e| e.0),
-                write: write_head.map(|e| e.0),
-                internal: q.internal.front().map(|e| e.0),
+                write: q.writes.front().filter(ready).map(|e| e.0),
+                internal: q.internal.front().filter(ready).map(|e| e.0),
             };
             let Some(kind) = self.sched.pick(heads) else {
                 return;
             };
             let queues = &mut self.dies[die].queues;
-            let (_, id) = match kind {
-                QueueKind::Read => queues.reads.pop_front(),
-                QueueKind::Write => queues.writes.pop_front(),
-                QueueKind::Internal => queues.internal.pop_front(),
+            let queue = match kind {
+                QueueKind::Read => &mut queues.reads,
+                QueueKind::Write => &mut queues.writes,
+                QueueKind::Internal => &mut queues.internal,
+            };
+            let (_, id) = queue.pop_front().expect("picked queue has a head");
+            if self.skip_stale_gc_read(id) {
+                continue;
             }
-            .expect("picked queue has a head");
-            if matches!(self.ops[id as usize].kind, OpKind::Program | OpKind::Erase) {
-                queues.queued_program_erase -= 1;
+            if self.cfg.flash.multi_plane {
+                self.form_gang(die, kind, id);
             }
+            let queued_pe = self
+                .gang(id)
+                .filter(|&m| self.ops[m as usize].kind != OpKind::Read)
+                .count() as u32;
+            self.dies[die].queues.queued_program_erase -= queued_pe;
             self.start_op(die, id);
         }
     }
 
-    fn start_op(&mut self, die: usize, id: u32) {
+    /// A GC read whose page the host overwrote since GC queued it has nothing to copy.
+    fn skip_stale_gc_read(&mut self, id: u32) -> bool {
         let op = &self.ops[id as usize];
-        let (kind, cause, plane) = (op.kind, op.cause, op.plane);
-        if kind == OpKind::Read && cause == Cause::Gc && self.ftl.map.lpn(op.ppn) != op.lpn {
-            // The host overwrote the page since GC queued its move: nothing to copy.
+        if op.kind == OpKind::Read && op.cause == Cause::Gc && self.ftl.map.lpn(op.ppn) != op.lpn {
+            let plane = op.plane;
             self.free_ops.push(id);
             self.gc_move_done(plane);
+            return true;
+        }
+        false
+    }
+
+    /// Members of the gang led by `id` (just `id` for a single-plane operation).
+    pub(super) fn gang(&self, id: u32) -> impl Iterator<Item = u32> + use<'_> {
+        let ops = &self.ops;
+        std::iter::successors(Some(id), move |&m| {
+            Some(ops[m as usize].next).filter(|&n| n != NONE)
+        })
+    }
+
+    /// Pulls queued operations of the same kind and cause on other planes of the die into a
+    /// multi-plane gang led by `leader`: reads must share the page offset (the data is where it
+    /// is); programs pair freely, assuming the allocator aligns page offsets across planes.
+    fn form_gang(&mut self, die: usize, q: QueueKind, leader: u32) {
+        let lead = &self.ops[leader as usize];
+        if lead.kind == OpKind::Erase || (lead.kind == OpKind::Read && lead.ppn == NONE) {
             return;
         }
-        if kind == OpKind::Read && cause == Cause::User {
-            let occ = self.dies[die].occupancy(self.now);
-            let snap = op.snapshot;
-            for c in OpClass::ALL {
-                self.metrics.read_wait_ns[c as usize] += occ[c as usize] - snap[c as usize];
+        let (kind, cause, lead_ppn) = (lead.kind, lead.cause, lead.ppn);
+        let offset = |ppn: u32| self.geo.page_in_block(Ppn(ppn));
+        let mut planes = vec![lead.plane];
+        let mut members = Vec::new();
+        let queue = self.queue_of(die, q);
+        for (i, &(_, id)) in queue.iter().enumerate().take(GANG_SCAN) {
+            if planes.len() as u32 == self.geo.planes_per_die {
+                break;
+            }
+            let op = &self.ops[id as usize];
+            let fits = op.kind == kind
+                && op.cause == cause
+                && !planes.contains(&op.plane)
+                && match kind {
+                    OpKind::Read => {
+                        op.ppn != NONE
+                            && offset(op.ppn) == offset(lead_ppn)
+                            && (cause == Cause::User || self.ftl.map.lpn(op.ppn) == op.lpn)
+                    }
+                    _ => self.program_ready(die, id),
+                };
+            if fits {
+                planes.push(op.plane);
+                members.push(i);
             }
         }
-        self.metrics.flash_op(cause, kind);
+        let mut last = leader;
+        for (removed, i) in members.into_iter().enumerate() {
+            let (_, id) = self
+                .queue_of_mut(die, q)
+                .remove(i - removed)
+                .expect("index from the scan");
+            self.ops[last as usize].next = id;
+            last = id;
+        }
+        self.ops[leader as usize].pages = planes.len() as u32;
+    }
+
+    fn queue_of(&self, die: usize, q: QueueKind) -> &VecDeque<(u64, u32)> {
+        let qs = &self.dies[die].queues;
+        match q {
+            QueueKind::Read => &qs.reads,
+            QueueKind::Write => &qs.writes,
+            QueueKind::Internal => &qs.internal,
+        }
+    }
+
+    fn queue_of_mut(&mut self, die: usize, q: QueueKind) -> &mut VecDeque<(u64, u32)> {
+        let qs = &mut self.dies[die].queues;
+        match q {
+            QueueKind::Read => &mut qs.reads,
+            QueueKind::Write => &mut qs.writes,
+            QueueKind::Internal => &mut qs.internal,
+        }
+    }
+
+    /// Starts an operation (or gang) on an idle die: per-page bookkeeping for every member, then
+    /// one array phase or bus transfer for the whole gang.
+    fn start_op(&mut self, die: usize, leader: u32) {
         let now = self.now;
-        self.dies[die].occupy(id, OpClass::of(kind, cause), now);
-        self.ops[id as usize].started = now;
-        let t = self.timing;
-        match kind {
-            OpKind::Read => self.start_array(die, t.command_ns + t.read_ns),
-            OpKind::Program => {
+        let occupancy = self.dies[die].occupancy(now);
+        let members: Vec<u32> = self.gang(leader).collect();
+        for &id in &members {
+            let op = &mut self.ops[id as usize];
+            op.started = now;
+            let (kind, cause, plane) = (op.kind, op.cause, op.plane);
+            if kind == OpKind::Read && cause == Cause::User {
+                for c in OpClass::ALL {
+                    self.metrics.read_wait_ns[c as usize] +=
+                        occupancy[c as usize] - op.snapshot[c as usize];
+                }
+            }
+            if kind == OpKind::Program {
                 let ppn = self
                     .ftl
                     .alloc(PlaneId(plane), Self::stream_of(cause), now)
                     .expect("dispatch checked that the stream can allocate");
                 self.ops[id as usize].ppn = ppn.0;
-                if self.ops[id as usize].transfer {
-                    self.request_bus(die);
-                } else {
-                    self.start_array(die, t.command_ns + t.program_ns);
-                }
-                self.start_gc(plane);
             }
+            self.metrics.flash_op(cause, kind);
+        }
+        if members.len() > 1 {
+            self.metrics.multi_plane_ops += 1;
+        }
+        let lead = &self.ops[leader as usize];
+        let (kind, cause, transfer) = (lead.kind, lead.cause, lead.transfer);
+        self.dies[die].occupy(leader, OpClass::of(kind, cause), now);
+        let t = self.timing;
+        match kind {
+            OpKind::Read => self.start_array(die, t.command_ns + t.read_ns),
+            OpKind::Program if transfer => self.request_bus(die, false),
+            OpKind::Program => self.start_array(die, t.command_ns + t.program_ns),
             OpKind::Erase => self.start_array(die, t.command_ns + t.erase_ns),
         }
-    }
-
-    fn start_array(&mut self, die: usize, duration_ns: u64) {
-        let d = &mut self.dies[die];
-        d.state = DieState::Array;
-        let ev = Event::ArrayDone {
-            die: die as u32,
-            generation: d.generation,
-        };
-        self.schedule(self.now + duration_ns, ev);
-    }
-
-    fn request_bus(&mut self, die: usize) {
-        let ch = self.geo.channel_of(crate::flash::DieId(die as u32)).0 as usize;
-        if self.channels[ch].current.is_none() {
-            self.start_transfer(die, ch);
-        } else {
-            self.dies[die].state = DieState::WaitBus;
-            let op = self.dies[die].op as usize;
-            self.ops[op].bus_wait_from = self.now;
-            self.channels[ch]
-                .waiters
-                .push_back(crate::flash::DieId(die as u32));
-        }
-    }
-
-    fn start_transfer(&mut self, die: usize, ch: usize) {
-        let d = &mut self.dies[die];
-        if d.state == DieState::WaitBus {
-            let op = &mut self.ops[d.op as usize];
-            op.bus_wait_ns += self.now.since(op.bus_wait_from);
-        }
-        d.state = DieState::Transfer;
-        let c = &mut self.channels[ch];
-        c.current = Some(crate::flash::DieId(die as u32));
-        c.busy_ns += self.timing.transfer_ns;
-        self.schedule(
-            self.now + self.timing.transfer_ns,
-            Event::BusDone { ch: ch as u32 },
-        );
-    }
-
-    pub(super) fn on_array_done(&mut self, die: u32) -> Result<(), SimError> {
-        let die = die as usize;
-        let op = &self.ops[self.dies[die].op as usize];
-        if op.kind == OpKind::Read && op.transfer {
-            self.request_bus(die);
-            Ok(())
-        } else {
-            self.complete(die)
-        }
-    }
-
-    pub(super) fn on_bus_done(&mut self, ch: u32) -> Result<(), SimError> {
-        let ch = ch as usize;
-        let die = self.channels[ch]
-            .current
-            .take()
-            .expect("a transfer was running")
-            .0 as usize;
-        // Hand the bus to the next waiting die before this one can queue new transfers.
-        if let Some(next) = self.channels[ch].waiters.pop_front() {
-            self.start_transfer(next.0 as usize, ch);
-        }
-        if self.ops[self.dies[die].op as usize].kind == OpKind::Program {
-            let t = self.timing;
-            self.start_array(die, t.command_ns + t.program_ns);
-            Ok(())
-        } else {
-            self.complete(die)
-        }
-    }
-
-    /// The die's current operation is finished: apply its effects and start the next one.
-    fn complete(&mut self, die: usize) -> Result<(), SimError> {
-        let id = self.dies[die].op;
-        self.dies[die].release(self.now);
-        let op = self.ops[id as usize].clone();
-        self.free_ops.push(id);
-        match (op.kind, op.cause) {
-            (OpKind::Read, Cause::User) => {
-                if self.opts.verify {
-                    verify::check_read(&self.ftl, op.lpn, op.ppn, op.version, op.erase_epoch)?;
-                }
-                let total = self.now.since(op.started);
-                self.metrics.read_pages_flash += 1;
-                self.metrics.read_bus_wait_ns += op.bus_wait_ns;
-                self.metrics.read_service_ns += total - op.bus_wait_ns;
-                self.page_done(op.req);
+        if kind == OpKind::Program {
+            for &id in &members {
+                self.start_gc(self.ops[id as usize].plane);
             }
-            (OpKind::Program, Cause::User) => {
-                self.ftl.commit_write(Ppn(op.ppn), op.lpn, op.version);
-                self.write_page_done(op.lpn, op.req)?;
-            }
-            (OpKind::Read, Cause::Gc) => self.gc_read_done(&op),
-            (OpKind::Program, Cause::Gc) => {
-                self.ftl.commit_move(Ppn(op.src), Ppn(op.ppn), op.lpn);
-                self.metrics.gc_pages_moved += 1;
-                self.gc_move_done(op.plane);
-            }
-            (OpKind::Erase, _) => self.gc_erase_done(op.plane)?,
         }
-        self.try_dispatch(die);
-        Ok(())
     }
 }

@@ -116,14 +116,25 @@ impl Simulation<'_> {
         };
         self.host.outstanding += 1;
         self.host.issued += 1;
+        // Queue every page first, then dispatch, so the pages of one request can share a
+        // multi-plane operation.
+        let mut touched = std::mem::take(&mut self.touched_dies);
         for page in first..end {
             let lpn = (page % logical) as u32;
-            if read {
-                self.read_page(req, lpn);
+            let die = if read {
+                self.read_page(req, lpn)
             } else {
-                self.write_page(req, lpn);
+                Some(self.write_page(req, lpn))
+            };
+            if let Some(d) = die.filter(|d| !touched.contains(d)) {
+                touched.push(d);
             }
         }
+        for &d in &touched {
+            self.try_dispatch(d);
+        }
+        touched.clear();
+        self.touched_dies = touched;
         Ok(())
     }
 
@@ -157,16 +168,19 @@ impl Simulation<'_> {
             started: SimTime::ZERO,
             bus_wait_from: SimTime::ZERO,
             bus_wait_ns: 0,
+            next: NONE,
+            pages: 1,
         }
     }
 
-    fn read_page(&mut self, req: u32, lpn: u32) {
+    /// Queues a read page; returns its die, or `None` if it was served without flash.
+    fn read_page(&mut self, req: u32, lpn: u32) -> Option<usize> {
         self.metrics.read_pages += 1;
         if self.pending_writes.contains_key(&lpn) {
             // The controller still holds the data of a write in flight: no flash read.
             self.metrics.read_pages_from_write_buffer += 1;
             self.page_done(req);
-            return;
+            return None;
         }
         let ppn = self.ftl.map.ppn(lpn);
         let plane = if ppn == NONE {
@@ -190,7 +204,7 @@ impl Simulation<'_> {
         }
         let id = self.new_op(op);
         self.enqueue(die, QueueKind::Read, id);
-        self.try_dispatch(die);
+        Some(die)
     }
 
     /// A read is blocked when its die runs a program or erase, or (if the policy queues reads
@@ -206,7 +220,8 @@ impl Simulation<'_> {
             || (self.sched.read_queues_behind_program_erase() && d.queues.queued_program_erase > 0)
     }
 
-    fn write_page(&mut self, req: u32, lpn: u32) {
+    /// Queues a write page; returns its die.
+    fn write_page(&mut self, req: u32, lpn: u32) -> usize {
         self.metrics.write_pages += 1;
         let version = self.ftl.map.next_version(lpn);
         *self.pending_writes.entry(lpn).or_insert(0) += 1;
@@ -225,7 +240,7 @@ impl Simulation<'_> {
         let die = op.die as usize;
         let id = self.new_op(op);
         self.enqueue(die, QueueKind::Write, id);
-        self.try_dispatch(die);
+        die
     }
 
     /// One page of a request finished; the request completes with its last page.

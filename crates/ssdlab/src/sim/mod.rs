@@ -6,6 +6,7 @@
 mod die;
 mod gc;
 mod host;
+mod phases;
 
 use crate::config::{Config, HostMode};
 use crate::engine::EventQueue;
@@ -90,6 +91,10 @@ struct Op {
     started: SimTime,
     bus_wait_from: SimTime,
     bus_wait_ns: u64,
+    /// Next member of a multi-plane gang (`NONE` = last); the die holds the leader.
+    next: u32,
+    /// Pages in the gang this op leads (1 for a single-plane operation).
+    pages: u32,
 }
 
 /// A host request in flight.
@@ -145,6 +150,8 @@ pub struct Simulation<'w> {
     sched: Box<dyn Schedule>,
     gc_jobs: Vec<GcJob>,
     pending_writes: FxHashMap<u32, u32>,
+    /// Scratch list of dies a request queued work on.
+    touched_dies: Vec<usize>,
     seq: u64,
     host: HostState,
     metrics: Metrics,
@@ -183,6 +190,7 @@ impl<'w> Simulation<'w> {
             sched: sched::policy(cfg.sched.policy),
             gc_jobs: vec![GcJob::default(); geo.planes() as usize],
             pending_writes: FxHashMap::default(),
+            touched_dies: Vec::new(),
             seq: 0,
             host: HostState::default(),
             metrics: Metrics::default(),

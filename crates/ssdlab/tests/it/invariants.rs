@@ -23,6 +23,8 @@ proptest! {
         alloc in prop::sample::select(vec!["static", "dynamic"]),
         policy in prop::sample::select(vec!["fifo", "rps"]),
         copyback in any::<bool>(),
+        multi_plane in any::<bool>(),
+        cache_read in any::<bool>(),
         bound in prop::sample::select(vec![0u32, 4, 64]),
     ) {
         let cfg = ConfigBuilder::preset("tiny").unwrap()
@@ -37,6 +39,8 @@ proptest! {
             .set(&format!("sched.policy={policy}")).unwrap()
             .set(&format!("sched.max_outstanding_writes={bound}")).unwrap()
             .set(&format!("flash.copyback={copyback}")).unwrap()
+            .set(&format!("flash.multi_plane={multi_plane}")).unwrap()
+            .set(&format!("flash.cache_read={cache_read}")).unwrap()
             .set(&format!("precondition.fill={fill}")).unwrap()
             .set("precondition.pattern=random").unwrap()
             .build().unwrap();

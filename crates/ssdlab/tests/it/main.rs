@@ -4,6 +4,7 @@ mod bad_input;
 mod determinism;
 mod invariants;
 mod md1;
+mod timing;
 mod traces;
 
 use ssdlab::config::{Config, ConfigBuilder};

@@ -1,0 +1,163 @@
+//! Array phases, bus transfers (with optional cache read) and completions.
+
+use super::{Event, Op, SimError, Simulation};
+use crate::flash::{ChannelId, DieId, DieState, Ppn};
+use crate::ftl::mapping::NONE;
+use crate::sched::{Cause, OpKind};
+use crate::verify;
+
+impl Simulation<'_> {
+    pub(super) fn start_array(&mut self, die: usize, duration_ns: u64) {
+        let d = &mut self.dies[die];
+        d.state = DieState::Array;
+        let ev = Event::ArrayDone {
+            die: die as u32,
+            generation: d.generation,
+        };
+        self.schedule(self.now + duration_ns, ev);
+    }
+
+    fn channel_of(&self, die: usize) -> usize {
+        let ChannelId(ch) = self.geo.channel_of(DieId(die as u32));
+        ch as usize
+    }
+
+    /// Asks for the die's channel to move the pages of its current operation (or, with `cache`,
+    /// of the operation parked in its cache register).
+    pub(super) fn request_bus(&mut self, die: usize, cache: bool) {
+        let ch = self.channel_of(die);
+        if self.channels[ch].current.is_none() {
+            self.start_transfer(die, ch, cache);
+        } else {
+            if !cache {
+                self.dies[die].state = DieState::WaitBus;
+            }
+            self.channels[ch]
+                .waiters
+                .push_back((DieId(die as u32), cache));
+        }
+    }
+
+    fn start_transfer(&mut self, die: usize, ch: usize, cache: bool) {
+        let d = &mut self.dies[die];
+        let leader = if cache { d.cache_op } else { d.op };
+        if !cache {
+            d.state = DieState::Transfer;
+        }
+        let waited = self.now.since(self.ops[leader as usize].bus_wait_from);
+        let members: Vec<u32> = self.gang(leader).collect();
+        for m in members {
+            self.ops[m as usize].bus_wait_ns += waited;
+        }
+        let duration = u64::from(self.ops[leader as usize].pages) * self.timing.transfer_ns;
+        let c = &mut self.channels[ch];
+        c.current = Some((DieId(die as u32), cache));
+        c.busy_ns += duration;
+        self.schedule(self.now + duration, Event::BusDone { ch: ch as u32 });
+    }
+
+    pub(super) fn on_array_done(&mut self, die: u32) -> Result<(), SimError> {
+        let die = die as usize;
+        let leader = self.dies[die].op;
+        let op = &mut self.ops[leader as usize];
+        if op.kind != OpKind::Read || !op.transfer {
+            return self.complete(die);
+        }
+        op.bus_wait_from = self.now;
+        if !self.cfg.flash.cache_read {
+            self.request_bus(die, false);
+        } else if self.dies[die].cache_op == NONE {
+            self.move_to_cache(die);
+            self.try_dispatch(die);
+        } else {
+            // The cache register still holds the previous page: the die waits with this one.
+            self.dies[die].state = DieState::WaitBus;
+            self.dies[die].cache_waiting = true;
+        }
+        Ok(())
+    }
+
+    /// Cache read: the sensed page moves to the cache register and the die is free for its next
+    /// array operation while the page goes out over the bus.
+    fn move_to_cache(&mut self, die: usize) {
+        let d = &mut self.dies[die];
+        d.cache_op = d.op;
+        d.release(self.now);
+        self.request_bus(die, true);
+    }
+
+    pub(super) fn on_bus_done(&mut self, ch: u32) -> Result<(), SimError> {
+        let ch = ch as usize;
+        let (DieId(die), cache) = self.channels[ch]
+            .current
+            .take()
+            .expect("a transfer was running");
+        let die = die as usize;
+        // Hand the bus to the next waiting die before this one can queue new transfers.
+        if let Some((next, next_cache)) = self.channels[ch].waiters.pop_front() {
+            self.start_transfer(next.0 as usize, ch, next_cache);
+        }
+        if cache {
+            let leader = std::mem::replace(&mut self.dies[die].cache_op, NONE);
+            self.finish_gang(leader)?;
+            if std::mem::take(&mut self.dies[die].cache_waiting) {
+                self.move_to_cache(die);
+            }
+            self.try_dispatch(die);
+            return Ok(());
+        }
+        if self.ops[self.dies[die].op as usize].kind == OpKind::Program {
+            let t = self.timing;
+            self.start_array(die, t.command_ns + t.program_ns);
+            Ok(())
+        } else {
+            self.complete(die)
+        }
+    }
+
+    /// The die's current operation is finished: apply its effects and start the next one.
+    fn complete(&mut self, die: usize) -> Result<(), SimError> {
+        let leader = self.dies[die].op;
+        self.dies[die].release(self.now);
+        self.finish_gang(leader)?;
+        self.try_dispatch(die);
+        Ok(())
+    }
+
+    fn finish_gang(&mut self, leader: u32) -> Result<(), SimError> {
+        let members: Vec<u32> = self.gang(leader).collect();
+        for id in members {
+            let op = self.ops[id as usize].clone();
+            self.free_ops.push(id);
+            self.finish_one(&op)?;
+        }
+        Ok(())
+    }
+
+    fn finish_one(&mut self, op: &Op) -> Result<(), SimError> {
+        match (op.kind, op.cause) {
+            (OpKind::Read, Cause::User) => {
+                if self.opts.verify {
+                    verify::check_read(&self.ftl, op.lpn, op.ppn, op.version, op.erase_epoch)?;
+                }
+                let total = self.now.since(op.started);
+                self.metrics.read_pages_flash += 1;
+                self.metrics.read_bus_wait_ns += op.bus_wait_ns;
+                self.metrics.read_service_ns += total - op.bus_wait_ns;
+                self.page_done(op.req);
+            }
+            (OpKind::Program, Cause::User) => {
+                self.ftl.commit_write(Ppn(op.ppn), op.lpn, op.version);
+                self.write_page_done(op.lpn, op.req)?;
+            }
+            (OpKind::Read, Cause::Gc) => self.gc_read_done(op),
+            (OpKind::Program, Cause::Gc) => {
+                self.ftl.commit_move(Ppn(op.src), Ppn(op.ppn), op.lpn);
+                self.metrics.gc_pages_moved += 1;
+                self.gc_move_done(op.plane);
+            }
+            (OpKind::Erase, _) => self.gc_erase_done(op.plane)?,
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,133 @@
+//! Closed-form timing of the die/bus model: single reads, cache read pipelining, multi-plane
+//! gangs, bus sharing between dies on one channel.
+
+use crate::config;
+use ssdlab::config::Config;
+use ssdlab::metrics::Summary;
+use ssdlab::sim::{RunOptions, Simulation};
+use ssdlab::workload::trace::TraceError;
+use ssdlab::workload::{IoOp, Request};
+
+fn reads(
+    offsets_pages: impl Iterator<Item = u64>,
+    pages: u64,
+    gap_ns: u64,
+) -> Vec<Result<Request, TraceError>> {
+    offsets_pages
+        .enumerate()
+        .map(|(i, p)| {
+            Ok(Request {
+                time_ns: i as u64 * gap_ns,
+                offset_bytes: p * 4096,
+                size_bytes: pages * 4096,
+                op: IoOp::Read,
+                device: 0,
+                content: None,
+            })
+        })
+        .collect()
+}
+
+fn run(cfg: &Config, reqs: Vec<Result<Request, TraceError>>) -> Summary {
+    let mut it = reqs.into_iter();
+    let s = Simulation::new(
+        cfg,
+        RunOptions {
+            seed: 1,
+            verify: true,
+        },
+        &mut it,
+    )
+    .unwrap()
+    .run()
+    .unwrap();
+    s
+}
+
+#[test]
+fn isolated_read_costs_sense_plus_transfer() {
+    let cfg = config("tiny", &["flash.command_us=2"]);
+    let s = run(&cfg, reads(0..100, 1, 1_000_000));
+    let expected = cfg.flash.command_us + cfg.flash.read_us + cfg.flash.transfer_us;
+    assert!(
+        (s.read.mean_us - expected).abs() < 1e-6,
+        "{} vs {expected}",
+        s.read.mean_us
+    );
+}
+
+#[test]
+fn cache_read_overlaps_sensing_with_transfer() {
+    // 2000 reads arriving at once on one die: without cache read each takes sense + transfer,
+    // with it the pipeline is limited by the slower stage.
+    let slow_bus = ["flash.read_us=25", "flash.transfer_us=40"];
+    let plain = run(&config("tiny", &slow_bus), reads(0..2000, 1, 0));
+    let mut with_cache = slow_bus.to_vec();
+    with_cache.push("flash.cache_read=true");
+    let cached = run(&config("tiny", &with_cache), reads(0..2000, 1, 0));
+    let per_read = |s: &Summary| s.simulated_s * 1e6 / 2000.0;
+    assert!(
+        (per_read(&plain) - 65.0).abs() < 0.1,
+        "{}",
+        per_read(&plain)
+    );
+    assert!(
+        (per_read(&cached) - 40.0).abs() < 0.1,
+        "{}",
+        per_read(&cached)
+    );
+}
+
+#[test]
+fn multi_plane_read_senses_once_for_both_planes() {
+    // Two planes, sequential fill: logical pages 2k and 2k+1 sit at the same offset of planes 0
+    // and 1. An 8 KiB read of them is one multi-plane sense plus two transfers.
+    let base = ["geometry.planes_per_die=2", "precondition.fill=1.0"];
+    let single = run(
+        &config("tiny", &base),
+        reads((0..200).map(|i| 2 * i), 2, 1_000_000),
+    );
+    let mut mp = base.to_vec();
+    mp.push("flash.multi_plane=true");
+    let ganged = run(
+        &config("tiny", &mp),
+        reads((0..200).map(|i| 2 * i), 2, 1_000_000),
+    );
+    let cfg = config("tiny", &mp);
+    let (r, x) = (cfg.flash.read_us, cfg.flash.transfer_us);
+    assert!(
+        (single.read.mean_us - 2.0 * (r + x)).abs() < 1e-6,
+        "{}",
+        single.read.mean_us
+    );
+    assert!(
+        (ganged.read.mean_us - (r + 2.0 * x)).abs() < 1e-6,
+        "{}",
+        ganged.read.mean_us
+    );
+}
+
+#[test]
+fn dies_on_one_channel_share_the_bus() {
+    // Two dies on one channel, reads of both at once: the second transfer waits for the first.
+    let cfg = config(
+        "tiny",
+        &[
+            "geometry.dies_per_chip=2",
+            "flash.read_us=25",
+            "flash.transfer_us=40",
+        ],
+    );
+    // Static striping puts logical pages 0 and 1 on dies 0 and 1.
+    let s = run(&cfg, reads([0u64, 1].into_iter(), 1, 0));
+    assert!(
+        (s.read.max_us - (25.0 + 80.0)).abs() < 0.2,
+        "{}",
+        s.read.max_us
+    );
+    assert!(
+        (s.read_wait_us["bus"] - 20.0).abs() < 1e-6,
+        "mean bus wait {}",
+        s.read_wait_us["bus"]
+    );
+}
