@@ -211,11 +211,11 @@ impl Simulation<'_> {
     fn start_op(&mut self, die: usize, leader: u32) {
         let now = self.now;
         let occupancy = self.dies[die].occupancy(now);
-        let members: Vec<u32> = self.gang(leader).collect();
-        for &id in &members {
+        let mut id = leader;
+        while id != NONE {
             let op = &mut self.ops[id as usize];
             op.started = now;
-            let (kind, cause, plane) = (op.kind, op.cause, op.plane);
+            let (kind, cause, plane, next) = (op.kind, op.cause, op.plane, op.next);
             if kind == OpKind::Read && cause == Cause::User {
                 for c in OpClass::ALL {
                     self.metrics.read_wait_ns[c as usize] +=
@@ -230,8 +230,9 @@ impl Simulation<'_> {
                 self.ops[id as usize].ppn = ppn.0;
             }
             self.metrics.flash_op(cause, kind);
+            id = next;
         }
-        if members.len() > 1 {
+        if self.ops[leader as usize].pages > 1 {
             self.metrics.multi_plane_ops += 1;
         }
         let lead = &self.ops[leader as usize];
@@ -245,8 +246,10 @@ impl Simulation<'_> {
             OpKind::Erase => self.start_array(die, t.command_ns + t.erase_ns),
         }
         if kind == OpKind::Program {
-            for &id in &members {
+            let mut id = leader;
+            while id != NONE {
                 self.start_gc(self.ops[id as usize].plane);
+                id = self.ops[id as usize].next;
             }
         }
     }

@@ -193,7 +193,7 @@ impl Simulation<'_> {
         op.ppn = ppn;
         op.req = req;
         op.version = self.ftl.map.newest(lpn);
-        if ppn != NONE {
+        if ppn != NONE && self.opts.verify {
             op.erase_epoch =
                 self.ftl.blocks[self.geo.block_of(crate::flash::Ppn(ppn)).0 as usize].erase_count;
         }

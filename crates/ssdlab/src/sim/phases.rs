@@ -45,9 +45,11 @@ impl Simulation<'_> {
             d.state = DieState::Transfer;
         }
         let waited = self.now.since(self.ops[leader as usize].bus_wait_from);
-        let members: Vec<u32> = self.gang(leader).collect();
-        for m in members {
-            self.ops[m as usize].bus_wait_ns += waited;
+        let mut m = leader;
+        while m != NONE {
+            let op = &mut self.ops[m as usize];
+            op.bus_wait_ns += waited;
+            m = op.next;
         }
         let duration = u64::from(self.ops[leader as usize].pages) * self.timing.transfer_ns;
         let c = &mut self.channels[ch];
@@ -125,11 +127,12 @@ impl Simulation<'_> {
     }
 
     fn finish_gang(&mut self, leader: u32) -> Result<(), SimError> {
-        let members: Vec<u32> = self.gang(leader).collect();
-        for id in members {
+        let mut id = leader;
+        while id != NONE {
             let op = self.ops[id as usize].clone();
             self.free_ops.push(id);
             self.finish_one(&op)?;
+            id = op.next;
         }
         Ok(())
     }
