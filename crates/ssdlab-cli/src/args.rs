@@ -30,6 +30,13 @@ pub enum Command {
     },
     /// List the built-in presets.
     Presets,
+    /// Declarative experiments: run, report, plan jobs, collect results.
+    Experiment {
+        #[command(subcommand)]
+        cmd: crate::experiment::ExperimentCmd,
+    },
+    /// Run one job file written by `ssdlab experiment plan`.
+    RunSpec(crate::experiment::RunSpecArgs),
 }
 
 #[derive(Subcommand, Debug)]

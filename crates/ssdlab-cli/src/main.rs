@@ -1,6 +1,7 @@
 //! `ssdlab`: the command-line front end. All modelling lives in the `ssdlab` library.
 
 mod args;
+mod experiment;
 mod table;
 
 use anyhow::{Context, Result};
@@ -36,6 +37,8 @@ fn dispatch(cli: Cli) -> Result<()> {
             print!("{}", build_config(&a, None)?.to_toml());
             Ok(())
         }
+        Command::Experiment { cmd } => experiment::dispatch(cmd),
+        Command::RunSpec(a) => experiment::run_spec(a),
         Command::Presets => {
             for p in PRESETS {
                 println!("{:<18} {}", p.name, p.summary);

@@ -45,9 +45,11 @@
 
 pub mod config;
 pub mod engine;
+pub mod experiment;
 pub mod flash;
 pub mod ftl;
 pub mod metrics;
+pub mod report;
 pub mod rng;
 pub mod sched;
 pub mod sim;

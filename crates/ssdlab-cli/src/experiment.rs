@@ -1,0 +1,168 @@
+//! `ssdlab experiment …` and `ssdlab run-spec`.
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use ssdlab::experiment::{self, ExperimentSpec, PointOutcome};
+use ssdlab::report;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+#[derive(Subcommand, Debug)]
+pub enum ExperimentCmd {
+    /// Run every point not already finished (resumable), in parallel.
+    Run(RunExp),
+    /// Write REPORT.md, report.html and figures/*.svg from the stored results.
+    Report(DirArg),
+    /// Write one self-contained job file per point (for Slurm arrays, GNU parallel, xargs).
+    Plan(PlanArgs),
+    /// Merge results written by `ssdlab run-spec` into the experiment.
+    Collect(CollectArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct DirArg {
+    /// Experiment directory (holds experiment.toml).
+    pub dir: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct RunExp {
+    /// Experiment directory (holds experiment.toml).
+    pub dir: PathBuf,
+    /// Parallel points (default: number of cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+}
+
+#[derive(Args, Debug)]
+pub struct PlanArgs {
+    /// Experiment directory.
+    pub dir: PathBuf,
+    /// Where to write the job files.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct CollectArgs {
+    /// Experiment directory.
+    pub dir: PathBuf,
+    /// Directory of result files from `run-spec`.
+    #[arg(long)]
+    pub from: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct RunSpecArgs {
+    /// Job file written by `ssdlab experiment plan`.
+    pub file: PathBuf,
+    /// Directory for the result (default: `results` beside the job file's directory).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+pub fn dispatch(cmd: ExperimentCmd) -> Result<()> {
+    match cmd {
+        ExperimentCmd::Run(a) => run(&a.dir, a.jobs),
+        ExperimentCmd::Report(a) => write_report(&a.dir),
+        ExperimentCmd::Plan(a) => {
+            let spec = ExperimentSpec::load(&a.dir)?;
+            let files = experiment::plan(&spec, &a.dir, &a.out)?;
+            eprintln!("wrote {} job files to {}", files.len(), a.out.display());
+            Ok(())
+        }
+        ExperimentCmd::Collect(a) => {
+            let spec = ExperimentSpec::load(&a.dir)?;
+            let (n, ignored) = experiment::collect(&spec, &a.dir, &a.from)?;
+            eprintln!("collected {n} results into {}/{} ({ignored} files ignored: not results of current points)", a.dir.display(), experiment::RESULTS_DIR);
+            Ok(())
+        }
+    }
+}
+
+pub fn run_spec(a: RunSpecArgs) -> Result<()> {
+    let out = match a.out {
+        Some(o) => o,
+        None => a
+            .file
+            .parent()
+            .and_then(Path::parent)
+            .unwrap_or(Path::new("."))
+            .join("results"),
+    };
+    let path = experiment::run_job(&a.file, &out)?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
+}
+
+fn run(dir: &Path, jobs: Option<usize>) -> Result<()> {
+    let spec = ExperimentSpec::load(dir)?;
+    let total = spec.points(dir).len() as u64;
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let bar = if std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::new(total)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} points  {elapsed} elapsed, ETA {eta}  {msg}",
+        )
+        .expect("valid template"),
+    );
+    eprintln!("experiment {}: {total} points on {jobs} threads", spec.name);
+    let outcomes = experiment::run_points(&spec, dir, jobs, &|o| {
+        bar.inc(1);
+        if let PointOutcome::Failed(id, _) = o {
+            bar.set_message(format!("failed: {id}"));
+        }
+    })?;
+    bar.finish_and_clear();
+    let (mut done, mut skipped, mut failed) = (0, 0, Vec::new());
+    for o in outcomes {
+        match o {
+            PointOutcome::Done(_) => done += 1,
+            PointOutcome::Skipped(_) => skipped += 1,
+            PointOutcome::Failed(id, e) => failed.push((id, e)),
+        }
+    }
+    eprintln!(
+        "{done} run, {skipped} already done, {} failed",
+        failed.len()
+    );
+    for (id, e) in &failed {
+        eprintln!("  {id}: {e}");
+    }
+    if !failed.is_empty() {
+        bail!(
+            "{} of {total} points failed (the others are stored; fix and rerun to resume)",
+            failed.len()
+        );
+    }
+    Ok(())
+}
+
+fn write_report(dir: &Path) -> Result<()> {
+    let spec = ExperimentSpec::load(dir)?;
+    let results = experiment::load_results(&spec, dir);
+    let command = format!(
+        "ssdlab experiment run {0} && ssdlab experiment report {0}",
+        dir.display()
+    );
+    let r = report::build(&spec, &results, &command);
+    let figdir = dir.join("figures");
+    std::fs::create_dir_all(&figdir).with_context(|| format!("creating {}", figdir.display()))?;
+    for f in &r.figures {
+        let path = figdir.join(format!("{}.svg", f.id));
+        std::fs::write(&path, &f.svg).with_context(|| format!("writing {}", path.display()))?;
+    }
+    std::fs::write(dir.join("REPORT.md"), &r.markdown).context("writing REPORT.md")?;
+    std::fs::write(dir.join("report.html"), &r.html).context("writing report.html")?;
+    eprintln!(
+        "wrote {0}/REPORT.md, {0}/report.html and {1} figures ({2} points without results)",
+        dir.display(),
+        r.figures.len(),
+        r.missing.len()
+    );
+    Ok(())
+}

@@ -1,0 +1,282 @@
+//! The experiment runner and report end to end through the CLI.
+
+use assert_cmd::Command;
+use predicates::str::contains;
+use std::path::{Path, PathBuf};
+
+fn ssdlab() -> Command {
+    Command::cargo_bin("ssdlab").unwrap()
+}
+
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ssdlab-exp-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn trace() -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/traces/financial1_10k.disksim");
+    std::fs::canonicalize(p).unwrap().display().to_string()
+}
+
+/// A tiny experiment: one trace and one synthetic workload, FIFO/RPS, a 2-value grid; with
+/// `broken`, a third variant whose config is invalid.
+fn write_experiment(dir: &Path, broken: bool) {
+    let mut text = format!(
+        r#"
+name = "tinyexp"
+title = "Tiny experiment"
+preset = "tiny"
+set = ["precondition.fill=0.7"]
+baseline = "FIFO"
+
+[[workload]]
+name = "fin"
+trace = "{}"
+limit = 400
+
+[[workload]]
+name = "syn"
+synth = "requests=400,write_ratio=0.5,iat_us=200,footprint_gib=0.01,seed=2"
+
+[[variant]]
+name = "FIFO"
+set = ["sched.policy=fifo"]
+
+[[variant]]
+name = "RPS"
+set = ["sched.policy=rps"]
+
+[grid]
+"ftl.gc_victim" = ["greedy", "cost-benefit"]
+
+[[figure]]
+id = "rl"
+title = "Read latency"
+kind = "bars"
+metric = "read.mean_us"
+normalize = true
+[figure.paper]
+fin = {{ RPS = 0.5 }}
+
+[[figure]]
+id = "cdf"
+title = "CDF"
+kind = "cdf"
+metric = "read"
+workload = "syn"
+
+[[figure]]
+id = "tail"
+title = "Tail"
+kind = "percentiles"
+metric = "all"
+workload = "fin"
+
+[[figure]]
+id = "sweep"
+title = "Sweep"
+kind = "sweep"
+metric = "write_amplification"
+x = "ftl.gc_victim"
+"#,
+        trace()
+    );
+    if broken {
+        text.push_str("\n[[variant]]\nname = \"BAD\"\nset = [\"ftl.over_provisioning=1.5\"]\n");
+    }
+    std::fs::write(dir.join("experiment.toml"), text).unwrap();
+}
+
+fn results(dir: &Path) -> usize {
+    std::fs::read_dir(dir.join("results"))
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn run_resumes_and_report_has_tables_and_no_external_references() {
+    let dir = fresh_dir("resume");
+    write_experiment(&dir, false);
+    ssdlab()
+        .args(["experiment", "run"])
+        .arg(&dir)
+        .args(["--jobs", "2"])
+        .assert()
+        .success()
+        .stderr(contains("8 run, 0 already done, 0 failed"));
+    assert_eq!(results(&dir), 8);
+    ssdlab()
+        .args(["experiment", "run"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stderr(contains("0 run, 8 already done"));
+    // Changing one point's config makes only the affected points run again.
+    let text = std::fs::read_to_string(dir.join("experiment.toml"))
+        .unwrap()
+        .replace(
+            "set = [\"sched.policy=rps\"]",
+            "set = [\"sched.policy=rps\", \"flash.command_us=1\"]",
+        );
+    std::fs::write(dir.join("experiment.toml"), text).unwrap();
+    ssdlab()
+        .args(["experiment", "run"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stderr(contains("4 run, 4 already done"));
+
+    ssdlab()
+        .args(["experiment", "report"])
+        .arg(&dir)
+        .assert()
+        .success();
+    let md = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
+    assert!(
+        md.contains("| workload | FIFO | RPS | RPS (paper) |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| fin ftl.gc_victim=greedy | 1.000 |")
+            || md.contains("| fin gc_victim=greedy | 1.000 |"),
+        "{md}"
+    );
+    assert!(md.contains("| 0.500 |"), "paper value beside ours: {md}");
+    assert!(
+        md.contains("## All metrics")
+            && md.contains("## Provenance")
+            && md.contains("ssdlab run --preset tiny")
+    );
+    // The table's RPS value is RPS / FIFO of the stored results.
+    let load = |id: &str| -> serde_json::Value {
+        let r: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join("results").join(format!("{id}.json"))).unwrap(),
+        )
+        .unwrap();
+        r["summary"]["read"]["mean_us"].clone()
+    };
+    let ratio = load("fin__gc_victim-greedy__RPS").as_f64().unwrap()
+        / load("fin__gc_victim-greedy__FIFO").as_f64().unwrap();
+    assert!(
+        md.contains(&format!("| {ratio:.3} |")),
+        "ratio {ratio:.3} not in report"
+    );
+    for f in [
+        "rl.svg",
+        "cdf-syn_gc_victim_greedy.svg",
+        "tail-fin_gc_victim_greedy.svg",
+        "sweep-fin.svg",
+    ] {
+        assert!(dir.join("figures").join(f).exists(), "{f} missing");
+    }
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("<table>"));
+    let stripped = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+    for external in [
+        "http://", "https://", "src=", "href=", "<link", "@import", "url(",
+    ] {
+        assert!(
+            !stripped.contains(external),
+            "report.html references something external: {external}"
+        );
+    }
+}
+
+#[test]
+fn a_failing_point_does_not_stop_the_others() {
+    let dir = fresh_dir("fail");
+    write_experiment(&dir, true);
+    ssdlab()
+        .args(["experiment", "run"])
+        .arg(&dir)
+        .assert()
+        .code(2)
+        .stderr(contains("8 run, 0 already done, 4 failed"))
+        .stderr(contains("ftl.over_provisioning = 1.5"));
+    assert_eq!(results(&dir), 8);
+    ssdlab()
+        .args(["experiment", "report"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stderr(contains("4 points without results"));
+}
+
+#[test]
+fn plan_xargs_run_spec_collect_report() {
+    let dir = fresh_dir("plan");
+    write_experiment(&dir, false);
+    let jobs = dir.join("jobs");
+    let out = dir.join("cluster-results");
+    ssdlab()
+        .args(["experiment", "plan"])
+        .arg(&dir)
+        .arg("--out")
+        .arg(&jobs)
+        .assert()
+        .success()
+        .stderr(contains("wrote 8 job files"));
+    // The documented local form: ls jobs/*.json | xargs -P 2 -n 1 ssdlab run-spec --out DIR
+    let bin = assert_cmd::cargo::cargo_bin("ssdlab");
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ls {}/*.json | xargs -P 2 -n 1 {} run-spec --out {}",
+            jobs.display(),
+            bin.display(),
+            out.display()
+        ))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    ssdlab()
+        .args(["experiment", "collect"])
+        .arg(&dir)
+        .arg("--from")
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(contains("collected 8 results"));
+    ssdlab()
+        .args(["experiment", "run"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stderr(contains("0 run, 8 already done"));
+    ssdlab()
+        .args(["experiment", "report"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stderr(contains("0 points without results"));
+}
+
+#[test]
+fn the_quick_experiment_runs_and_reports() {
+    // Copy experiments/quick to a scratch directory, pointing its traces at the repository.
+    let repo =
+        std::fs::canonicalize(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap();
+    let text = std::fs::read_to_string(repo.join("experiments/quick/experiment.toml")).unwrap();
+    let text = text.replace("../../testdata", &format!("{}/testdata", repo.display()));
+    let dir = fresh_dir("quick");
+    std::fs::write(dir.join("experiment.toml"), text).unwrap();
+    ssdlab()
+        .args(["experiment", "run"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stderr(contains("12 run, 0 already done, 0 failed"));
+    ssdlab()
+        .args(["experiment", "report"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stderr(contains("8 figures (0 points without results)"));
+}

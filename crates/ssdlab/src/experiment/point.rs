@@ -1,0 +1,270 @@
+//! One point of an experiment: how it is configured, identified (hashed) and run.
+
+use super::spec::WorkloadSpec;
+use super::{io_err, ExperimentError};
+use crate::config::{Config, ConfigBuilder};
+use crate::metrics::Summary;
+use crate::sim::{RunOptions, Simulation};
+use crate::workload::synth::SynthSpec;
+use crate::workload::trace::{TraceOptions, TraceReader};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Where a point's requests come from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum WorkloadRef {
+    /// A trace file (absolute path).
+    Trace {
+        /// File.
+        path: PathBuf,
+        /// Format name, or detect.
+        format: Option<String>,
+        /// First N requests only.
+        limit: Option<u64>,
+        /// Device filter.
+        device: Option<u32>,
+    },
+    /// A synthetic specification.
+    Synth {
+        /// `key=value,...`
+        spec: String,
+    },
+}
+
+impl WorkloadRef {
+    /// The reference of a workload of an experiment in `dir`.
+    pub fn of(w: &WorkloadSpec, dir: &Path) -> Self {
+        match (&w.trace, &w.synth) {
+            (Some(t), _) => WorkloadRef::Trace {
+                path: if t.is_absolute() {
+                    t.clone()
+                } else {
+                    dir.join(t)
+                },
+                format: w.format.clone().filter(|f| f != "auto"),
+                limit: w.limit,
+                device: w.device,
+            },
+            (None, Some(s)) => WorkloadRef::Synth { spec: s.clone() },
+            (None, None) => WorkloadRef::Synth {
+                spec: String::new(),
+            },
+        }
+    }
+
+    /// A fingerprint of the requests: the trace's content hash with its reading options, or
+    /// the synthetic spec.
+    ///
+    /// # Errors
+    /// The trace cannot be read.
+    pub fn fingerprint(&self) -> Result<String, ExperimentError> {
+        let mut h = Sha256::new();
+        match self {
+            WorkloadRef::Trace {
+                path,
+                format,
+                limit,
+                device,
+            } => {
+                let mut f = std::fs::File::open(path).map_err(io_err(path))?;
+                let mut buf = vec![0u8; 1 << 16];
+                loop {
+                    let n = f.read(&mut buf).map_err(io_err(path))?;
+                    if n == 0 {
+                        break;
+                    }
+                    h.update(&buf[..n]);
+                }
+                h.update(format!("{format:?}|{limit:?}|{device:?}").as_bytes());
+            }
+            WorkloadRef::Synth { spec } => h.update(spec.as_bytes()),
+        }
+        Ok(hex(&h.finalize()[..8]))
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// One point: a workload, a variant and a grid combination.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// Unique id (file name of its result).
+    pub id: String,
+    /// Workload name.
+    pub workload: String,
+    /// Variant name.
+    pub variant: String,
+    /// Grid key → value.
+    pub grid: BTreeMap<String, String>,
+    /// Preset.
+    pub preset: String,
+    /// Overrides in application order.
+    pub sets: Vec<String>,
+    /// Seed.
+    pub seed: u64,
+    /// Verify the run.
+    pub verify: bool,
+    /// Requests.
+    pub source: WorkloadRef,
+}
+
+/// A self-contained job: everything needed to run one point elsewhere.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct JobSpec {
+    /// Experiment name.
+    pub experiment: String,
+    /// The point.
+    pub point: Point,
+    /// Hash identifying config + workload + seed.
+    pub point_hash: String,
+    /// The resolved configuration.
+    pub config_toml: String,
+}
+
+/// The stored result of a point.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PointResult {
+    /// The point.
+    pub point: Point,
+    /// Hash identifying config + workload + seed (resume key).
+    pub point_hash: String,
+    /// Hash of the resolved configuration.
+    pub config_hash: String,
+    /// Tool and version that produced it.
+    pub tool: String,
+    /// Command that reproduces this single point.
+    pub command: String,
+    /// The run summary (as JSON).
+    pub summary: serde_json::Value,
+}
+
+impl Point {
+    /// The point's validated configuration.
+    ///
+    /// # Errors
+    /// [`ExperimentError::Config`] naming the point and the key.
+    pub fn config(&self) -> Result<Config, ExperimentError> {
+        let wrap = |source| ExperimentError::Config {
+            point: self.id.clone(),
+            source,
+        };
+        let mut b = ConfigBuilder::preset(&self.preset).map_err(wrap)?;
+        for s in &self.sets {
+            b = b.set(s).map_err(wrap)?;
+        }
+        b.build().map_err(wrap)
+    }
+
+    /// Hash of resolved config + workload fingerprint + seed + verify: the resume key.
+    ///
+    /// # Errors
+    /// Config or workload errors.
+    pub fn hash(&self) -> Result<String, ExperimentError> {
+        self.hash_with(&self.source.fingerprint()?)
+    }
+
+    /// [`Point::hash`] with the workload fingerprint already known (traces are hashed once per
+    /// experiment, not once per point).
+    ///
+    /// # Errors
+    /// Config errors.
+    pub fn hash_with(&self, fingerprint: &str) -> Result<String, ExperimentError> {
+        let cfg = self.config()?;
+        let mut h = Sha256::new();
+        h.update(cfg.to_toml().as_bytes());
+        h.update(fingerprint.as_bytes());
+        h.update(format!("seed={} verify={}", self.seed, self.verify).as_bytes());
+        Ok(hex(&h.finalize()[..8]))
+    }
+
+    /// The `ssdlab run` command line that reproduces this point alone.
+    pub fn command(&self) -> String {
+        let mut c = format!("ssdlab run --preset {} --seed {}", self.preset, self.seed);
+        for s in &self.sets {
+            c.push_str(&format!(" --set '{s}'"));
+        }
+        match &self.source {
+            WorkloadRef::Trace {
+                path,
+                format,
+                limit,
+                device,
+            } => {
+                c.push_str(&format!(" --trace {}", path.display()));
+                if let Some(f) = format {
+                    c.push_str(&format!(" --format {f}"));
+                }
+                if let Some(l) = limit {
+                    c.push_str(&format!(" --limit {l}"));
+                }
+                if let Some(d) = device {
+                    c.push_str(&format!(" --device {d}"));
+                }
+            }
+            WorkloadRef::Synth { spec } => c.push_str(&format!(" --synth '{spec}'")),
+        }
+        if self.verify {
+            c.push_str(" --verify");
+        }
+        c
+    }
+
+    /// Runs the point; `point_hash` is stored with the result as its resume key.
+    ///
+    /// # Errors
+    /// Config, workload or simulation errors, naming the point.
+    pub fn run(&self, point_hash: String) -> Result<PointResult, ExperimentError> {
+        let cfg = self.config()?;
+        let fail = |message: String| ExperimentError::Run {
+            point: self.id.clone(),
+            message,
+        };
+        let opts = RunOptions {
+            seed: self.seed,
+            verify: self.verify,
+        };
+        let summary: Summary = match &self.source {
+            WorkloadRef::Trace {
+                path,
+                format,
+                limit,
+                device,
+            } => {
+                let format = format
+                    .as_deref()
+                    .map(str::parse)
+                    .transpose()
+                    .map_err(fail)?;
+                let topts = TraceOptions {
+                    format,
+                    limit: *limit,
+                    device: *device,
+                    ..Default::default()
+                };
+                let mut reader = TraceReader::open(path, topts).map_err(|e| fail(e.to_string()))?;
+                let s = Simulation::new(&cfg, opts, &mut reader).and_then(Simulation::run);
+                s.map_err(|e| fail(e.to_string()))?
+            }
+            WorkloadRef::Synth { spec } => {
+                let spec: SynthSpec = spec.parse().map_err(fail)?;
+                let mut gen = spec.generate().map_err(fail)?;
+                let s = Simulation::new(&cfg, opts, &mut gen).and_then(Simulation::run);
+                s.map_err(|e| fail(e.to_string()))?
+            }
+        };
+        Ok(PointResult {
+            point: self.clone(),
+            point_hash,
+            config_hash: cfg.hash(),
+            tool: format!("ssdlab {}", env!("CARGO_PKG_VERSION")),
+            command: self.command(),
+            summary: serde_json::to_value(&summary).map_err(|e| fail(e.to_string()))?,
+        })
+    }
+}

@@ -1,0 +1,239 @@
+//! Running points in parallel with resume, planning jobs for other machines, loading results.
+
+use super::{io_err, ExperimentError, ExperimentSpec, JobSpec, Point, PointResult};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// Subdirectory of an experiment holding one JSON result per point.
+pub const RESULTS_DIR: &str = "results";
+
+/// What happened to one point.
+#[derive(Debug)]
+pub enum PointOutcome {
+    /// A result with the same hash already existed.
+    Skipped(String),
+    /// Ran and stored.
+    Done(String),
+    /// Failed; the others went on.
+    Failed(String, ExperimentError),
+}
+
+fn result_path(dir: &Path, id: &str) -> PathBuf {
+    dir.join(RESULTS_DIR).join(format!("{id}.json"))
+}
+
+/// Writes a file atomically (temporary file, then rename), so an interrupted run never leaves
+/// a half-written result that would later count as finished.
+pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), ExperimentError> {
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text).map_err(io_err(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io_err(path))
+}
+
+/// Hashes of points, fingerprinting each distinct workload once; a point whose config or
+/// workload is broken gets its error, the others their hash.
+fn hashes(points: &[Point]) -> Vec<Result<String, ExperimentError>> {
+    let mut fingerprints: std::collections::BTreeMap<String, Result<String, String>> =
+        Default::default();
+    points
+        .iter()
+        .map(|p| {
+            let key = serde_json::to_string(&p.source).expect("workload refs serialise");
+            let fp = fingerprints
+                .entry(key)
+                .or_insert_with(|| p.source.fingerprint().map_err(|e| e.to_string()))
+                .clone()
+                .map_err(|message| ExperimentError::Run {
+                    point: p.id.clone(),
+                    message,
+                })?;
+            p.hash_with(&fp)
+        })
+        .collect()
+}
+
+fn existing_hash(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let r: PointResult = serde_json::from_str(&text).ok()?;
+    Some(r.point_hash)
+}
+
+/// Runs every point of `spec` not already finished, on `jobs` threads, storing each result as
+/// soon as it is done. `on_outcome` is called after every point (for progress). A failing point
+/// is reported and the others continue.
+///
+/// # Errors
+/// Only if the results directory cannot be created; per-point failures are in the outcomes.
+pub fn run_points(
+    spec: &ExperimentSpec,
+    dir: &Path,
+    jobs: usize,
+    on_outcome: &(dyn Fn(&PointOutcome) + Sync),
+) -> Result<Vec<PointOutcome>, ExperimentError> {
+    let results = dir.join(RESULTS_DIR);
+    std::fs::create_dir_all(&results).map_err(io_err(&results))?;
+    let points = spec.points(dir);
+    let hashes = hashes(&points);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|e| ExperimentError::Run {
+            point: "*".into(),
+            message: e.to_string(),
+        })?;
+    let outcomes = pool.install(|| {
+        points
+            .par_iter()
+            .zip(hashes)
+            .map(|(p, hash)| {
+                let outcome = run_one(p, hash, dir);
+                on_outcome(&outcome);
+                outcome
+            })
+            .collect()
+    });
+    Ok(outcomes)
+}
+
+fn run_one(p: &Point, hash: Result<String, ExperimentError>, dir: &Path) -> PointOutcome {
+    let path = result_path(dir, &p.id);
+    let hash = match hash {
+        Ok(h) => h,
+        Err(e) => return PointOutcome::Failed(p.id.clone(), e),
+    };
+    if existing_hash(&path).as_deref() == Some(hash.as_str()) {
+        return PointOutcome::Skipped(p.id.clone());
+    }
+    let stored = p.run(hash).and_then(|r| {
+        let text = serde_json::to_string_pretty(&r).expect("results serialise");
+        write_atomic(&path, &(text + "\n"))
+    });
+    match stored {
+        Ok(()) => PointOutcome::Done(p.id.clone()),
+        Err(e) => PointOutcome::Failed(p.id.clone(), e),
+    }
+}
+
+/// Writes one self-contained job file per point into `out` (for Slurm arrays, GNU parallel,
+/// xargs); returns the files written.
+///
+/// # Errors
+/// Config, workload or I/O errors.
+pub fn plan(
+    spec: &ExperimentSpec,
+    dir: &Path,
+    out: &Path,
+) -> Result<Vec<PathBuf>, ExperimentError> {
+    std::fs::create_dir_all(out).map_err(io_err(out))?;
+    let dir = std::fs::canonicalize(dir).map_err(io_err(dir))?;
+    let points = spec.points(&dir);
+    let hashes = hashes(&points);
+    let mut files = Vec::new();
+    for (p, point_hash) in points.into_iter().zip(hashes) {
+        let job = JobSpec {
+            experiment: spec.name.clone(),
+            point_hash: point_hash?,
+            config_toml: p.config()?.to_toml(),
+            point: p,
+        };
+        let path = out.join(format!("{}.json", job.point.id));
+        write_atomic(
+            &path,
+            &serde_json::to_string_pretty(&job).expect("jobs serialise"),
+        )?;
+        files.push(path);
+    }
+    Ok(files)
+}
+
+/// Runs one job file and writes its result into `out_dir`; returns the result's path.
+///
+/// # Errors
+/// Unreadable job, failing point, I/O.
+pub fn run_job(job_file: &Path, out_dir: &Path) -> Result<PathBuf, ExperimentError> {
+    let text = std::fs::read_to_string(job_file).map_err(io_err(job_file))?;
+    let job: JobSpec = serde_json::from_str(&text).map_err(|e| ExperimentError::Spec {
+        path: job_file.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let actual = job.point.hash()?;
+    if actual != job.point_hash {
+        return Err(ExperimentError::Run {
+            point: job.point.id.clone(),
+            message: format!(
+                "the job was planned as {} but its config/workload now hash to {} (trace changed, or another ssdlab version resolves the config differently)",
+                job.point_hash, actual
+            ),
+        });
+    }
+    let result = job.point.run(actual)?;
+    std::fs::create_dir_all(out_dir).map_err(io_err(out_dir))?;
+    let path = out_dir.join(format!("{}.json", job.point.id));
+    write_atomic(
+        &path,
+        &(serde_json::to_string_pretty(&result).expect("results serialise") + "\n"),
+    )?;
+    Ok(path)
+}
+
+/// Loads the stored results of an experiment, matched to its current points: `(point, result)`
+/// where the result is `None` if missing, stale (hash differs) or the point cannot be hashed.
+pub fn load_results(spec: &ExperimentSpec, dir: &Path) -> Vec<(Point, Option<PointResult>)> {
+    let points = spec.points(dir);
+    let hashes = hashes(&points);
+    points
+        .into_iter()
+        .zip(hashes)
+        .map(|(p, hash)| {
+            let r = hash.ok().and_then(|hash| {
+                std::fs::read_to_string(result_path(dir, &p.id))
+                    .ok()
+                    .and_then(|t| serde_json::from_str::<PointResult>(&t).ok())
+                    .filter(|r| r.point_hash == hash)
+            });
+            (p, r)
+        })
+        .collect()
+}
+
+/// Copies results from `from` (e.g. written by `run-spec` on a cluster) into the experiment's
+/// results directory when they belong to a current point with the same hash. Returns
+/// `(collected, ignored)` counts.
+///
+/// # Errors
+/// I/O errors.
+pub fn collect(
+    spec: &ExperimentSpec,
+    dir: &Path,
+    from: &Path,
+) -> Result<(usize, usize), ExperimentError> {
+    let results = dir.join(RESULTS_DIR);
+    std::fs::create_dir_all(&results).map_err(io_err(&results))?;
+    let points = spec.points(dir);
+    let wanted: std::collections::BTreeMap<_, _> = points
+        .iter()
+        .zip(hashes(&points))
+        .filter_map(|(p, h)| h.ok().map(|h| (p.id.clone(), h)))
+        .collect();
+    let (mut collected, mut ignored) = (0, 0);
+    let mut entries: Vec<_> = std::fs::read_dir(from)
+        .map_err(io_err(from))?
+        .filter_map(Result::ok)
+        .collect();
+    entries.sort_by_key(|e| e.path());
+    for e in entries {
+        let path = e.path();
+        let parsed = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<PointResult>(&t).ok());
+        match parsed {
+            Some(r) if wanted.get(&r.point.id) == Some(&r.point_hash) => {
+                let text = serde_json::to_string_pretty(&r).expect("results serialise") + "\n";
+                write_atomic(&result_path(dir, &r.point.id), &text)?;
+                collected += 1;
+            }
+            _ => ignored += 1,
+        }
+    }
+    Ok((collected, ignored))
+}

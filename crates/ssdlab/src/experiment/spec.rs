@@ -1,0 +1,357 @@
+//! The experiment file format.
+
+use super::{io_err, ExperimentError, Point, WorkloadRef};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A whole experiment.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentSpec {
+    /// Short name (directory name).
+    pub name: String,
+    /// Title for the report.
+    pub title: String,
+    /// What the experiment reproduces, for the report.
+    #[serde(default)]
+    pub description: String,
+    /// Master seed of every point.
+    #[serde(default = "one")]
+    pub seed: u64,
+    /// Preset every point starts from.
+    pub preset: String,
+    /// Overrides applied to every point (`key=value`).
+    #[serde(default)]
+    pub set: Vec<String>,
+    /// Run every point with `--verify`.
+    #[serde(default)]
+    pub verify: bool,
+    /// Workloads.
+    #[serde(rename = "workload")]
+    pub workloads: Vec<WorkloadSpec>,
+    /// Variants (schemes, policies).
+    #[serde(rename = "variant")]
+    pub variants: Vec<VariantSpec>,
+    /// Config keys swept over all their values (cartesian product).
+    #[serde(default)]
+    pub grid: BTreeMap<String, Vec<toml::Value>>,
+    /// Variant that normalised metrics are divided by.
+    #[serde(default)]
+    pub baseline: Option<String>,
+    /// Figures of the report.
+    #[serde(default, rename = "figure")]
+    pub figures: Vec<FigureSpec>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// One workload of an experiment.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSpec {
+    /// Name used in tables and figures.
+    pub name: String,
+    /// Trace file, relative to the experiment directory.
+    #[serde(default)]
+    pub trace: Option<PathBuf>,
+    /// Synthetic spec (as `ssdlab run --synth`) instead of a trace.
+    #[serde(default)]
+    pub synth: Option<String>,
+    /// Trace format (`auto` if absent).
+    #[serde(default)]
+    pub format: Option<String>,
+    /// Use only the first N requests.
+    #[serde(default)]
+    pub limit: Option<u64>,
+    /// Keep only this device / disk / ASU.
+    #[serde(default)]
+    pub device: Option<u32>,
+    /// Overrides for this workload only (e.g. `host.time_scale=0.2`).
+    #[serde(default)]
+    pub set: Vec<String>,
+    /// A note for the report (e.g. "synthetic stand-in for Fin2, which is not public").
+    #[serde(default)]
+    pub note: String,
+}
+
+/// One variant (a scheme or policy setting).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantSpec {
+    /// Name used in tables and legends.
+    pub name: String,
+    /// Overrides of this variant.
+    #[serde(default)]
+    pub set: Vec<String>,
+}
+
+/// Figure kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FigureKind {
+    /// One group of bars per workload (and grid point), one bar per variant.
+    Bars,
+    /// Latency CDF per variant for one workload; `metric` is `all`, `read` or `write`.
+    Cdf,
+    /// Tail-latency percentiles (95 … 99.9) per variant; `metric` is `all`, `read` or `write`.
+    Percentiles,
+    /// Metric against the values of the grid key `x`, one line per variant.
+    Sweep,
+}
+
+/// A figure of the report.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FigureSpec {
+    /// File name stem.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Kind.
+    pub kind: FigureKind,
+    /// Dotted path into the run summary (e.g. `read.mean_us`), or a latency class for CDFs
+    /// and percentiles.
+    pub metric: String,
+    /// Divide by the baseline variant's value of the same workload and grid point.
+    #[serde(default)]
+    pub normalize: bool,
+    /// Restrict to one workload (CDF, percentiles and sweeps default to every workload).
+    #[serde(default)]
+    pub workload: Option<String>,
+    /// Grid key on the x axis (sweeps).
+    #[serde(default)]
+    pub x: Option<String>,
+    /// Paper-reported values: workload → variant → value (same normalisation as the figure).
+    #[serde(default)]
+    pub paper: BTreeMap<String, BTreeMap<String, f64>>,
+    /// Caption (where the paper's numbers come from, how ours differ).
+    #[serde(default)]
+    pub caption: String,
+}
+
+impl ExperimentSpec {
+    /// Reads `DIR/experiment.toml`.
+    ///
+    /// # Errors
+    /// I/O errors, TOML errors naming the key, and inconsistencies (duplicate names, a baseline
+    /// that is not a variant, a workload with both or neither of `trace` and `synth`).
+    pub fn load(dir: &Path) -> Result<Self, ExperimentError> {
+        let path = dir.join("experiment.toml");
+        let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
+        let spec: ExperimentSpec = toml::from_str(&text).map_err(|e| ExperimentError::Spec {
+            path: path.display().to_string(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        spec.check().map_err(|message| ExperimentError::Spec {
+            path: path.display().to_string(),
+            message,
+        })?;
+        Ok(spec)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if self.workloads.is_empty() || self.variants.is_empty() {
+            return Err("an experiment needs at least one [[workload]] and one [[variant]]".into());
+        }
+        let unique = |names: Vec<&str>, what: &str| {
+            let mut seen = std::collections::BTreeSet::new();
+            names.into_iter().try_for_each(|n| {
+                if seen.insert(n) {
+                    Ok(())
+                } else {
+                    Err(format!("duplicate {what} name `{n}`"))
+                }
+            })
+        };
+        unique(
+            self.workloads.iter().map(|w| w.name.as_str()).collect(),
+            "workload",
+        )?;
+        unique(
+            self.variants.iter().map(|v| v.name.as_str()).collect(),
+            "variant",
+        )?;
+        unique(
+            self.figures.iter().map(|f| f.id.as_str()).collect(),
+            "figure",
+        )?;
+        for w in &self.workloads {
+            if w.trace.is_some() == w.synth.is_some() {
+                return Err(format!(
+                    "workload `{}`: give exactly one of `trace` and `synth`",
+                    w.name
+                ));
+            }
+        }
+        if let Some(b) = &self.baseline {
+            if !self.variants.iter().any(|v| &v.name == b) {
+                return Err(format!("baseline `{b}` is not one of the variants"));
+            }
+        }
+        for (k, values) in &self.grid {
+            if values.is_empty() {
+                return Err(format!("grid key `{k}` has no values"));
+            }
+        }
+        for f in &self.figures {
+            if f.normalize && self.baseline.is_none() {
+                return Err(format!(
+                    "figure `{}` is normalised but the experiment has no `baseline`",
+                    f.id
+                ));
+            }
+            if f.kind == FigureKind::Sweep
+                && !f.x.as_ref().is_some_and(|x| self.grid.contains_key(x))
+            {
+                return Err(format!(
+                    "figure `{}`: a sweep needs `x` = one of the grid keys",
+                    f.id
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every point: workloads × grid combinations × variants, in that nesting order.
+    pub fn points(&self, dir: &Path) -> Vec<Point> {
+        let mut combos: Vec<BTreeMap<String, String>> = vec![BTreeMap::new()];
+        for (key, values) in &self.grid {
+            combos = combos
+                .into_iter()
+                .flat_map(|c| {
+                    values.iter().map(move |v| {
+                        let mut c = c.clone();
+                        c.insert(key.clone(), value_text(v));
+                        c
+                    })
+                })
+                .collect();
+        }
+        let mut points = Vec::new();
+        for w in &self.workloads {
+            for combo in &combos {
+                for v in &self.variants {
+                    let mut sets = self.set.clone();
+                    sets.extend(w.set.iter().cloned());
+                    sets.extend(combo.iter().map(|(k, val)| format!("{k}={val}")));
+                    sets.extend(v.set.iter().cloned());
+                    points.push(Point {
+                        id: point_id(&w.name, combo, &v.name),
+                        workload: w.name.clone(),
+                        variant: v.name.clone(),
+                        grid: combo.clone(),
+                        preset: self.preset.clone(),
+                        sets,
+                        seed: self.seed,
+                        verify: self.verify,
+                        source: WorkloadRef::of(w, dir),
+                    });
+                }
+            }
+        }
+        points
+    }
+}
+
+/// A grid value as it is written in `--set` (strings quoted, arrays as TOML).
+fn value_text(v: &toml::Value) -> String {
+    v.to_string()
+}
+
+fn slug(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn point_id(workload: &str, combo: &BTreeMap<String, String>, variant: &str) -> String {
+    let mut id = slug(workload);
+    for (k, v) in combo {
+        let key = k.rsplit('.').next().unwrap_or(k);
+        id.push_str(&format!("__{}-{}", slug(key), slug(v.trim_matches('"'))));
+    }
+    id.push_str("__");
+    id.push_str(&slug(variant));
+    id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC: &str = r#"
+name = "t"
+title = "T"
+preset = "tiny"
+set = ["precondition.fill=0.5"]
+baseline = "FIFO"
+[[workload]]
+name = "a"
+synth = "requests=10"
+[[workload]]
+name = "b"
+trace = "x.csv"
+set = ["host.time_scale=0.5"]
+[[variant]]
+name = "FIFO"
+set = ["sched.policy=fifo"]
+[[variant]]
+name = "RPS"
+set = ["sched.policy=rps"]
+[grid]
+"flash.cell" = ["slc", "mlc", "tlc"]
+"ftl.gc_threshold" = [0.05, 0.1]
+"#;
+
+    #[test]
+    fn grid_expands_to_the_cartesian_product() {
+        let spec: ExperimentSpec = toml::from_str(SPEC).unwrap();
+        spec.check().unwrap();
+        let points = spec.points(Path::new("/exp"));
+        assert_eq!(points.len(), 2 * 3 * 2 * 2);
+        let ids: std::collections::BTreeSet<_> = points.iter().map(|p| p.id.clone()).collect();
+        assert_eq!(ids.len(), points.len(), "point ids are unique");
+        let p = points
+            .iter()
+            .find(|p| p.id == "b__cell-mlc__gc_threshold-0.1__RPS")
+            .unwrap();
+        assert_eq!(
+            p.sets,
+            vec![
+                "precondition.fill=0.5",
+                "host.time_scale=0.5",
+                "flash.cell=\"mlc\"",
+                "ftl.gc_threshold=0.1",
+                "sched.policy=rps"
+            ]
+        );
+        assert_eq!(
+            p.source,
+            WorkloadRef::Trace {
+                path: "/exp/x.csv".into(),
+                format: None,
+                limit: None,
+                device: None
+            }
+        );
+    }
+
+    #[test]
+    fn inconsistent_specs_are_rejected() {
+        let bad = SPEC.replace("baseline = \"FIFO\"", "baseline = \"LIFO\"");
+        let spec: ExperimentSpec = toml::from_str(&bad).unwrap();
+        assert!(spec.check().unwrap_err().contains("LIFO"));
+        let bad = SPEC.replace("synth = \"requests=10\"", "");
+        let spec: ExperimentSpec = toml::from_str(&bad).unwrap();
+        assert!(spec.check().unwrap_err().contains("exactly one"));
+    }
+}

@@ -1,0 +1,497 @@
+//! Experiment reports: a Markdown page and a self-contained HTML page (inline SVG figures, no
+//! external references), with tables of every metric, the paper's values beside ours, and the
+//! command, config hash and tool version behind each number.
+
+mod figures;
+mod page;
+
+pub use figures::{bars, lines, Bars, Lines};
+
+use crate::experiment::{ExperimentSpec, FigureKind, FigureSpec, Point, PointResult};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// A table: header and rows of cells.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Table {
+    /// Column titles.
+    pub header: Vec<String>,
+    /// Rows.
+    pub rows: Vec<Vec<String>>,
+}
+
+/// One rendered figure with the data behind it.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    /// File stem (`figures/<id>.svg`).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Caption.
+    pub caption: String,
+    /// The SVG document.
+    pub svg: String,
+    /// Values plotted (ours and the paper's).
+    pub table: Table,
+}
+
+/// A built report.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// Markdown page (figures referenced as `figures/<id>.svg`).
+    pub markdown: String,
+    /// Self-contained HTML page.
+    pub html: String,
+    /// Figures.
+    pub figures: Vec<Figure>,
+    /// Points without a current result.
+    pub missing: Vec<String>,
+}
+
+/// A numeric value at a dotted path of a run summary (`read.mean_us`, `flash.erases`).
+pub fn metric(summary: &Value, path: &str) -> Option<f64> {
+    path.split('.').try_fold(summary, |v, k| v.get(k))?.as_f64()
+}
+
+/// Results indexed for figures: group label (workload + grid) → variant → summary.
+struct Data<'a> {
+    spec: &'a ExperimentSpec,
+    results: &'a [(Point, Option<PointResult>)],
+}
+
+fn grid_label(grid: &BTreeMap<String, String>) -> String {
+    grid.iter()
+        .map(|(k, v)| {
+            format!(
+                "{}={}",
+                k.rsplit('.').next().unwrap_or(k),
+                v.trim_matches('"')
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn group_label(p: &Point) -> String {
+    if p.grid.is_empty() {
+        p.workload.clone()
+    } else {
+        format!("{} {}", p.workload, grid_label(&p.grid))
+    }
+}
+
+impl Data<'_> {
+    fn summary(
+        &self,
+        workload: &str,
+        grid: &BTreeMap<String, String>,
+        variant: &str,
+    ) -> Option<&Value> {
+        self.results
+            .iter()
+            .find(|(p, _)| p.workload == workload && &p.grid == grid && p.variant == variant)
+            .and_then(|(_, r)| r.as_ref().map(|r| &r.summary))
+    }
+
+    /// Distinct (workload, grid) groups in point order, optionally one workload only.
+    fn groups(&self, workload: Option<&str>) -> Vec<(String, BTreeMap<String, String>, String)> {
+        let mut out: Vec<(String, BTreeMap<String, String>, String)> = Vec::new();
+        for (p, _) in self.results {
+            if workload.is_some_and(|w| w != p.workload) {
+                continue;
+            }
+            if !out.iter().any(|(w, g, _)| w == &p.workload && g == &p.grid) {
+                out.push((p.workload.clone(), p.grid.clone(), group_label(p)));
+            }
+        }
+        out
+    }
+
+    fn value(
+        &self,
+        f: &FigureSpec,
+        workload: &str,
+        grid: &BTreeMap<String, String>,
+        variant: &str,
+    ) -> Option<f64> {
+        let v = metric(self.summary(workload, grid, variant)?, &f.metric)?;
+        if !f.normalize {
+            return Some(v);
+        }
+        let base = metric(
+            self.summary(workload, grid, self.spec.baseline.as_deref()?)?,
+            &f.metric,
+        )?;
+        (base != 0.0).then(|| v / base)
+    }
+
+    fn variants(&self) -> Vec<String> {
+        self.spec.variants.iter().map(|v| v.name.clone()).collect()
+    }
+}
+
+fn fmt(v: Option<f64>) -> String {
+    match v {
+        Some(v) if v.abs() >= 1000.0 => format!("{v:.0}"),
+        Some(v) if v.abs() >= 10.0 => format!("{v:.1}"),
+        Some(v) => format!("{v:.3}"),
+        None => "–".to_string(),
+    }
+}
+
+fn y_label(f: &FigureSpec) -> String {
+    if f.normalize {
+        format!("{} (normalised)", f.metric)
+    } else {
+        f.metric.clone()
+    }
+}
+
+fn bars_figure(d: &Data, f: &FigureSpec) -> Figure {
+    let groups = d.groups(f.workload.as_deref());
+    let variants = d.variants();
+    let values: Vec<Vec<Option<f64>>> = groups
+        .iter()
+        .map(|(w, g, _)| variants.iter().map(|v| d.value(f, w, g, v)).collect())
+        .collect();
+    let paper: Vec<Vec<Option<f64>>> = groups
+        .iter()
+        .map(|(w, _, _)| {
+            variants
+                .iter()
+                .map(|v| f.paper.get(w).and_then(|m| m.get(v)).copied())
+                .collect()
+        })
+        .collect();
+    let labels: Vec<String> = groups.iter().map(|g| g.2.clone()).collect();
+    let svg = bars(&Bars {
+        title: &f.title,
+        y_label: &y_label(f),
+        groups: &labels,
+        series: &variants,
+        values: &values,
+        paper: &paper,
+        baseline: f.normalize.then_some(1.0),
+    });
+    let mut header = vec!["workload".to_string()];
+    for v in &variants {
+        header.push(v.clone());
+        if paper
+            .iter()
+            .any(|row| row[variants.iter().position(|x| x == v).unwrap_or(0)].is_some())
+        {
+            header.push(format!("{v} (paper)"));
+        }
+    }
+    let rows = labels
+        .iter()
+        .enumerate()
+        .map(|(g, label)| {
+            let mut row = vec![label.clone()];
+            for (s, v) in variants.iter().enumerate() {
+                row.push(fmt(values[g][s]));
+                if header.contains(&format!("{v} (paper)")) {
+                    row.push(fmt(paper[g][s]));
+                }
+            }
+            row
+        })
+        .collect();
+    Figure {
+        id: f.id.clone(),
+        title: f.title.clone(),
+        caption: f.caption.clone(),
+        svg,
+        table: Table { header, rows },
+    }
+}
+
+const PERCENTILES: [(&str, &str); 6] = [
+    ("95", "p95_us"),
+    ("97", "p97_us"),
+    ("98", "p98_us"),
+    ("99", "p99_us"),
+    ("99.5", "p99_5_us"),
+    ("99.9", "p99_9_us"),
+];
+
+fn latency_figures(d: &Data, f: &FigureSpec) -> Vec<Figure> {
+    let variants = d.variants();
+    let mut out = Vec::new();
+    for (w, g, label) in d.groups(f.workload.as_deref()) {
+        let series: Vec<(String, Vec<(f64, f64)>)> = variants
+            .iter()
+            .filter_map(|v| {
+                let class = d.summary(&w, &g, v)?.get(&f.metric)?;
+                let pts = if f.kind == FigureKind::Cdf {
+                    let cdf: Vec<(f64, f64)> = class
+                        .get("cdf")?
+                        .as_array()?
+                        .iter()
+                        .filter_map(|p| Some((p.get(0)?.as_f64()?, p.get(1)?.as_f64()?)))
+                        .collect();
+                    // Start the curve at zero at the fastest response, as a CDF plot should.
+                    cdf.first()
+                        .map(|&(x, _)| (x, 0.0))
+                        .into_iter()
+                        .chain(cdf)
+                        .collect()
+                } else {
+                    PERCENTILES
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, (_, key))| Some((i as f64, class.get(*key)?.as_f64()?)))
+                        .collect()
+                };
+                Some((v.clone(), pts))
+            })
+            .collect();
+        let cats: Vec<String> = if f.kind == FigureKind::Cdf {
+            vec![]
+        } else {
+            PERCENTILES.iter().map(|p| format!("p{}", p.0)).collect()
+        };
+        let title = format!("{} — {label}", f.title);
+        let (x_label, y_label) = if f.kind == FigureKind::Cdf {
+            ("response time (us, log)", "cumulative fraction")
+        } else {
+            ("percentile", "response time (us)")
+        };
+        let svg = lines(&Lines {
+            title: &title,
+            x_label,
+            y_label,
+            categories: &cats,
+            series: &series,
+            log_x: f.kind == FigureKind::Cdf,
+            baseline: None,
+        });
+        let table = if f.kind == FigureKind::Cdf {
+            Table {
+                header: vec![
+                    "variant".into(),
+                    "p50 (us)".into(),
+                    "p99 (us)".into(),
+                    "max (us)".into(),
+                ],
+                rows: variants
+                    .iter()
+                    .map(|v| {
+                        let s = d.summary(&w, &g, v);
+                        let m =
+                            |k: &str| fmt(s.and_then(|s| metric(s, &format!("{}.{k}", f.metric))));
+                        vec![v.clone(), m("p50_us"), m("p99_us"), m("max_us")]
+                    })
+                    .collect(),
+            }
+        } else {
+            let mut header = vec!["variant".to_string()];
+            header.extend(PERCENTILES.iter().map(|p| format!("p{} (us)", p.0)));
+            Table {
+                header,
+                rows: series
+                    .iter()
+                    .map(|(v, pts)| {
+                        std::iter::once(v.clone())
+                            .chain(pts.iter().map(|p| fmt(Some(p.1))))
+                            .collect()
+                    })
+                    .collect(),
+            }
+        };
+        let id = format!(
+            "{}-{}",
+            f.id,
+            label.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        );
+        out.push(Figure {
+            id,
+            title,
+            caption: f.caption.clone(),
+            svg,
+            table,
+        });
+    }
+    out
+}
+
+fn sweep_figures(d: &Data, f: &FigureSpec) -> Vec<Figure> {
+    let Some(x) = f.x.as_deref() else {
+        return vec![];
+    };
+    let xs: Vec<String> = d
+        .spec
+        .grid
+        .get(x)
+        .map(|vals| vals.iter().map(|v| v.to_string()).collect())
+        .unwrap_or_default();
+    let workloads: Vec<String> = d
+        .spec
+        .workloads
+        .iter()
+        .map(|w| w.name.clone())
+        .filter(|w| f.workload.as_ref().is_none_or(|fw| fw == w))
+        .collect();
+    let variants = d.variants();
+    let mut out = Vec::new();
+    for w in workloads {
+        // Other grid keys stay at their first value.
+        let base: BTreeMap<String, String> = d
+            .spec
+            .grid
+            .iter()
+            .filter(|(k, _)| k.as_str() != x)
+            .map(|(k, v)| (k.clone(), v[0].to_string()))
+            .collect();
+        let at = |xv: &String| {
+            let mut g = base.clone();
+            g.insert(x.to_string(), xv.clone());
+            g
+        };
+        let series: Vec<(String, Vec<(f64, f64)>)> = variants
+            .iter()
+            .map(|v| {
+                (
+                    v.clone(),
+                    xs.iter()
+                        .enumerate()
+                        .filter_map(|(i, xv)| Some((i as f64, d.value(f, &w, &at(xv), v)?)))
+                        .collect(),
+                )
+            })
+            .collect();
+        let cats: Vec<String> = xs.iter().map(|s| s.trim_matches('"').to_string()).collect();
+        let title = format!("{} — {w}", f.title);
+        let svg = lines(&Lines {
+            title: &title,
+            x_label: x,
+            y_label: &y_label(f),
+            categories: &cats,
+            series: &series,
+            log_x: false,
+            baseline: f.normalize.then_some(1.0),
+        });
+        let mut header = vec!["variant".to_string()];
+        header.extend(cats.iter().cloned());
+        let rows = variants
+            .iter()
+            .map(|v| {
+                std::iter::once(v.clone())
+                    .chain(xs.iter().map(|xv| fmt(d.value(f, &w, &at(xv), v))))
+                    .collect()
+            })
+            .collect();
+        out.push(Figure {
+            id: format!("{}-{}", f.id, w),
+            title,
+            caption: f.caption.clone(),
+            svg,
+            table: Table { header, rows },
+        });
+    }
+    out
+}
+
+/// The metric columns of the full results tables.
+pub const METRICS: [(&str, &str); 14] = [
+    ("read mean (us)", "read.mean_us"),
+    ("read p99 (us)", "read.p99_us"),
+    ("write mean (us)", "write.mean_us"),
+    ("write p99 (us)", "write.p99_us"),
+    ("all mean (us)", "all.mean_us"),
+    ("all p99.9 (us)", "all.p99_9_us"),
+    ("reads blocked %", "reads_blocked_pct"),
+    ("WA", "write_amplification"),
+    ("flash reads", "flash.reads"),
+    ("flash programs", "flash.programs"),
+    ("erases", "flash.erases"),
+    ("GC jobs", "gc.count"),
+    ("GC time (ms)", "gc.time_ms"),
+    ("wall (s)", "sim.wall_s"),
+];
+
+fn results_table(d: &Data) -> Table {
+    let mut header = vec!["point".to_string()];
+    header.extend(METRICS.iter().map(|m| m.0.to_string()));
+    let rows = d
+        .results
+        .iter()
+        .map(|(p, r)| {
+            let mut row = vec![format!("{} / {}", group_label(p), p.variant)];
+            row.extend(
+                METRICS
+                    .iter()
+                    .map(|(_, path)| fmt(r.as_ref().and_then(|r| metric(&r.summary, path)))),
+            );
+            row
+        })
+        .collect();
+    Table { header, rows }
+}
+
+fn provenance_table(d: &Data) -> Table {
+    Table {
+        header: vec![
+            "point".into(),
+            "config hash".into(),
+            "point hash".into(),
+            "tool".into(),
+            "command".into(),
+        ],
+        rows: d
+            .results
+            .iter()
+            .map(|(p, r)| match r {
+                Some(r) => vec![
+                    p.id.clone(),
+                    r.config_hash.clone(),
+                    r.point_hash.clone(),
+                    r.tool.clone(),
+                    r.command.clone(),
+                ],
+                None => vec![
+                    p.id.clone(),
+                    "–".into(),
+                    "–".into(),
+                    "missing".into(),
+                    p.command(),
+                ],
+            })
+            .collect(),
+    }
+}
+
+/// Builds the report of an experiment from its results. `command` is the command that
+/// regenerates the results (shown in the report).
+pub fn build(
+    spec: &ExperimentSpec,
+    results: &[(Point, Option<PointResult>)],
+    command: &str,
+) -> Report {
+    let d = Data { spec, results };
+    let mut figs = Vec::new();
+    for f in &spec.figures {
+        match f.kind {
+            FigureKind::Bars => figs.push(bars_figure(&d, f)),
+            FigureKind::Cdf | FigureKind::Percentiles => figs.extend(latency_figures(&d, f)),
+            FigureKind::Sweep => figs.extend(sweep_figures(&d, f)),
+        }
+    }
+    let missing: Vec<String> = results
+        .iter()
+        .filter(|(_, r)| r.is_none())
+        .map(|(p, _)| p.id.clone())
+        .collect();
+    let tables = [
+        ("All metrics", results_table(&d)),
+        ("Provenance", provenance_table(&d)),
+    ];
+    let markdown = page::markdown(spec, &figs, &tables, &missing, command);
+    let html = page::html(spec, &figs, &tables, &missing, command);
+    Report {
+        markdown,
+        html,
+        figures: figs,
+        missing,
+    }
+}
