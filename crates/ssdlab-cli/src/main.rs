@@ -86,13 +86,13 @@ fn run(a: RunArgs) -> Result<()> {
         seed: a.seed,
         verify: a.verify,
     };
-    let mut reader;
+    let mut reader: Option<TraceReader> = None;
     let mut synth;
     let (workload, source): (&mut Requests, String) = match (&a.trace, &a.synth) {
         (Some(path), None) => {
-            reader = TraceReader::open(path, trace_options(&a.trace_opts)?)?;
-            let src = format!("{} ({})", path.display(), reader.format().name());
-            (&mut reader, src)
+            let r = reader.insert(TraceReader::open(path, trace_options(&a.trace_opts)?)?);
+            let src = format!("{} ({})", path.display(), r.format().name());
+            (r, src)
         }
         (None, Some(spec)) => {
             let spec: SynthSpec = spec
@@ -129,10 +129,11 @@ fn run(a: RunArgs) -> Result<()> {
             b.set_message(format!("{n} requests done"))
         }));
     }
-    let summary = sim.run()?;
+    let mut summary = sim.run()?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    summary.trace = reader.map(|r| r.counts);
     if !a.quiet {
         print!("{}", table::render(&summary, &cfg));
     }

@@ -29,7 +29,7 @@ fn event_queue(c: &mut Criterion) {
 
 fn mapping(c: &mut Criterion) {
     let cfg = Config::preset("hotr").unwrap();
-    let mut ftl = Ftl::new(&cfg, ChaCha8Rng::seed_from_u64(1));
+    let mut ftl = Ftl::new(&cfg, ChaCha8Rng::seed_from_u64(1)).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(2);
     let planes = ftl.geo.planes();
     let logical = ftl.map.logical_pages();

@@ -249,7 +249,9 @@ impl Point {
                 };
                 let mut reader = TraceReader::open(path, topts).map_err(|e| fail(e.to_string()))?;
                 let s = Simulation::new(&cfg, opts, &mut reader).and_then(Simulation::run);
-                s.map_err(|e| fail(e.to_string()))?
+                let mut s = s.map_err(|e| fail(e.to_string()))?;
+                s.trace = Some(reader.counts.clone());
+                s
             }
             WorkloadRef::Synth { spec } => {
                 let spec: SynthSpec = spec.parse().map_err(fail)?;

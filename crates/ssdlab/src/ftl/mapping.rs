@@ -8,6 +8,22 @@
 /// Marker for "no page".
 pub const NONE: u32 = u32::MAX;
 
+/// The mapping tables do not fit in memory.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot allocate {bytes} bytes for the mapping tables of this geometry; use a smaller drive (geometry.*)")]
+pub struct OutOfMemory {
+    /// Bytes requested.
+    pub bytes: usize,
+}
+
+fn filled(n: usize) -> Result<Vec<[u32; 2]>, OutOfMemory> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| OutOfMemory { bytes: n * 8 })?;
+    v.resize(n, [NONE, 0]);
+    Ok(v)
+}
+
 /// Logical ↔ physical mapping and version tracking.
 #[derive(Debug, Clone)]
 pub struct Mapping {
@@ -19,11 +35,15 @@ pub struct Mapping {
 
 impl Mapping {
     /// An empty mapping for `logical` logical and `physical` physical pages.
-    pub fn new(logical: u32, physical: u32) -> Self {
-        Mapping {
-            logical: vec![[NONE, 0]; logical as usize],
-            physical: vec![[NONE, 0]; physical as usize],
-        }
+    ///
+    /// # Errors
+    /// [`OutOfMemory`] if the tables cannot be allocated (a huge geometry fails cleanly instead
+    /// of aborting the process).
+    pub fn new(logical: u32, physical: u32) -> Result<Self, OutOfMemory> {
+        Ok(Mapping {
+            logical: filled(logical as usize)?,
+            physical: filled(physical as usize)?,
+        })
     }
     /// Logical pages.
     pub fn logical_pages(&self) -> u32 {

@@ -44,20 +44,23 @@ pub fn logical_pages(cfg: &Config) -> u32 {
 
 impl Ftl {
     /// An empty (fully erased) drive.
-    pub fn new(cfg: &Config, gc_rng: ChaCha8Rng) -> Self {
+    ///
+    /// # Errors
+    /// [`mapping::OutOfMemory`] if the drive's tables do not fit in memory.
+    pub fn new(cfg: &Config, gc_rng: ChaCha8Rng) -> Result<Self, mapping::OutOfMemory> {
         let geo = Geometry::new(&cfg.geometry);
         let planes = (0..geo.planes())
             .map(|p| PlaneInfo::new(p * geo.blocks_per_plane, geo.blocks_per_plane))
             .collect();
-        Ftl {
-            map: Mapping::new(logical_pages(cfg), geo.pages()),
+        Ok(Ftl {
+            map: Mapping::new(logical_pages(cfg), geo.pages())?,
             blocks: vec![BlockInfo::new(); geo.blocks() as usize],
             planes,
             gc_threshold: gc_threshold_blocks(cfg.ftl.gc_threshold, geo.blocks_per_plane),
             striping: Striping::new(cfg.ftl.stripe_order),
             victim: gc::policy(cfg.ftl.gc_victim, gc_rng),
             geo,
-        }
+        })
     }
 
     /// The plane a logical page belongs to under static striping (also where never-written
@@ -208,6 +211,7 @@ mod tests {
             &Config::preset("tiny").unwrap(),
             ChaCha8Rng::seed_from_u64(0),
         )
+        .unwrap()
     }
 
     #[test]

@@ -129,7 +129,7 @@ mod tests {
             .build()
             .unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(3);
-        let mut f = Ftl::new(&cfg, rng.clone());
+        let mut f = Ftl::new(&cfg, rng.clone()).unwrap();
         f.precondition(&cfg.precondition, &mut rng).unwrap();
         let l = f.map.logical_pages();
         let mapped = (0..l).filter(|&x| f.map.ppn(x) != NONE).count() as u32;

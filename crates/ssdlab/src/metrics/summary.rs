@@ -180,6 +180,9 @@ pub struct Summary {
     pub host_stalls: u64,
     /// Per-scheme metrics (empty for the baseline).
     pub scheme_metrics: BTreeMap<String, f64>,
+    /// What the trace reader skipped or adjusted (absent for synthetic workloads).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::workload::trace::TraceCounts>,
     /// Simulator performance.
     pub sim: SimPerf,
 }

@@ -185,7 +185,11 @@ fn draw_lines(svg: &mut String, l: &Lines) -> DrawResult {
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(70);
-    let y_range = if l.log_x { 0.0..1.02 } else { 0.0..(y1 * 1.2).max(1e-9) };
+    let y_range = if l.log_x {
+        0.0..1.02
+    } else {
+        0.0..(y1 * 1.2).max(1e-9)
+    };
     if l.log_x {
         let mut chart = builder.build_cartesian_2d((x0.max(1e-3)..x1).log_scale(), y_range)?;
         chart

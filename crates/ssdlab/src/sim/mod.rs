@@ -38,6 +38,9 @@ pub enum SimError {
     /// Preconditioning could not place the data.
     #[error(transparent)]
     Precondition(#[from] PreconditionError),
+    /// The drive's tables do not fit in memory.
+    #[error(transparent)]
+    OutOfMemory(#[from] crate::ftl::mapping::OutOfMemory),
     /// Requests remain but nothing can make progress (e.g. a plane full of valid data).
     #[error("simulation stalled at t = {time_us:.3} us with {outstanding} requests outstanding: no event can make progress (is a plane full of valid data? raise ftl.over_provisioning)")]
     Stalled {
@@ -173,7 +176,7 @@ impl<'w> Simulation<'w> {
         let rngs = Rngs::new(opts.seed);
         let geo = Geometry::new(&cfg.geometry);
         let started = Instant::now();
-        let mut ftl = Ftl::new(cfg, rngs.stream("gc-victim"));
+        let mut ftl = Ftl::new(cfg, rngs.stream("gc-victim"))?;
         ftl.precondition(&cfg.precondition, &mut rngs.stream("precondition"))?;
         let sim = Simulation {
             timing: Timing::new(&cfg.flash),
@@ -302,6 +305,7 @@ impl<'w> Simulation<'w> {
             wear: crate::metrics::summary_wear(&erases),
             host_stalls: m.host_stalls,
             scheme_metrics: Default::default(),
+            trace: None,
             sim: crate::metrics::summary_perf(
                 wall_s,
                 self.precondition_wall_s,

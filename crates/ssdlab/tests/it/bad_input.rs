@@ -196,3 +196,27 @@ fn wrong_type_names_the_key() {
         .to_string();
     assert!(e.contains("channels"), "{e}");
 }
+
+#[test]
+fn overlong_line_is_refused_without_buffering_the_file() {
+    let long = "9".repeat(200_000);
+    let e = trace_error("long.csv", &format!("{MSR_OK}{long}\n"), false).unwrap_err();
+    assert!(
+        e.contains("long.csv:2") && e.contains("at most 65536 bytes"),
+        "{e}"
+    );
+}
+
+#[test]
+fn absurd_request_size_is_refused() {
+    let e = trace_error(
+        "big.csv",
+        "128166386783630075,hm,0,Write,0,99999999999999,1\n",
+        false,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("big.csv:1") && e.contains("`size`") && e.contains("at most 1073741824"),
+        "{e}"
+    );
+}

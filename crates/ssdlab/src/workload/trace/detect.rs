@@ -15,13 +15,14 @@ pub(super) fn detect(
     let mut buf = Vec::new();
     while lines.len() < SAMPLE_LINES {
         buf.clear();
-        let n = input
+        let n = std::io::Read::take(&mut input, super::MAX_LINE_BYTES + 1)
             .read_until(b'\n', &mut buf)
             .map_err(|source| TraceError::Io {
                 path: path.to_path_buf(),
                 source,
             })?;
-        if n == 0 {
+        // End of file, or an overlong line the reader will report with its line number.
+        if n == 0 || n as u64 > super::MAX_LINE_BYTES {
             break;
         }
         let line = String::from_utf8_lossy(&buf).into_owned();

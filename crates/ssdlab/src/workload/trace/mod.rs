@@ -93,6 +93,13 @@ pub struct TraceCounts {
     pub clamped_timestamps: u64,
 }
 
+/// Longest accepted line: a hostile or binary file cannot make the reader buffer it whole.
+pub const MAX_LINE_BYTES: u64 = 64 * 1024;
+
+/// Largest accepted request (1 GiB): bigger sizes are corrupt records, and splitting one into
+/// pages would take memory in proportion.
+pub const MAX_REQUEST_BYTES: u64 = 1 << 30;
+
 /// A streaming reader over one trace file.
 pub struct TraceReader {
     path: PathBuf,
@@ -162,8 +169,7 @@ impl TraceReader {
                 return Ok(None);
             }
             self.buf.clear();
-            let n = self
-                .input
+            let n = Read::take(&mut self.input, MAX_LINE_BYTES + 1)
                 .read_until(b'\n', &mut self.buf)
                 .map_err(|source| TraceError::Io {
                     path: self.path.clone(),
@@ -175,6 +181,17 @@ impl TraceReader {
             }
             self.counts.lines += 1;
             let line_no = self.counts.lines;
+            if n as u64 > MAX_LINE_BYTES {
+                return Err(TraceError::Parse {
+                    path: self.path.clone(),
+                    line: line_no,
+                    field: "line",
+                    expected: format!(
+                        "a line of at most {MAX_LINE_BYTES} bytes (is this a binary file?)"
+                    ),
+                    found: String::from_utf8_lossy(&self.buf[..40]).into_owned(),
+                });
+            }
             let line = String::from_utf8_lossy(&self.buf);
             let rec = match formats::parse_line(self.format, self.unit, &line) {
                 Ok(Some(r)) => r,
@@ -196,6 +213,19 @@ impl TraceReader {
             if rec.size_bytes == 0 {
                 self.counts.skipped_zero_size += 1;
                 continue;
+            }
+            if rec.size_bytes > MAX_REQUEST_BYTES {
+                if self.opts.lenient {
+                    self.counts.skipped_malformed += 1;
+                    continue;
+                }
+                return Err(TraceError::Parse {
+                    path: self.path.clone(),
+                    line: line_no,
+                    field: "size",
+                    expected: format!("a request size of at most {MAX_REQUEST_BYTES} bytes"),
+                    found: rec.size_bytes.to_string(),
+                });
             }
             let first = *self.first_ns.get_or_insert(rec.time_ns);
             let mut t = rec.time_ns.saturating_sub(first).min(u128::from(u64::MAX)) as u64;
