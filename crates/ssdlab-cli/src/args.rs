@@ -92,6 +92,19 @@ pub struct StatsArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// Also simulate the trace on this preset and report its idle fraction (time with no
+    /// request outstanding, first arrival to last completion).
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Overrides for the idle-fraction simulation (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE", requires = "preset")]
+    pub set: Vec<String>,
+    /// Find the host.time_scale that brings the idle fraction to this percentage (e.g. 70).
+    #[arg(long, requires = "preset")]
+    pub target_idle: Option<f64>,
+    /// Seed for the idle-fraction simulations.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 #[derive(Args, Debug)]

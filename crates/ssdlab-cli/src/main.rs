@@ -10,6 +10,7 @@ use args::{
 };
 use clap::Parser;
 use ssdlab::config::{Config, ConfigBuilder, PRESETS};
+use ssdlab::experiment::WorkloadRef;
 use ssdlab::sim::{RunOptions, Simulation};
 use ssdlab::workload::synth::SynthSpec;
 use ssdlab::workload::trace::{self, TraceOptions, TraceReader};
@@ -159,12 +160,41 @@ fn synth(a: SynthArgs) -> Result<()> {
     Ok(())
 }
 
+/// Idle fraction of the trace on a drive, and the time scale reaching a target, as JSON.
+fn idle_report(a: &StatsArgs) -> Result<Option<serde_json::Value>> {
+    let Some(preset) = &a.preset else {
+        return Ok(None);
+    };
+    ssdlab::calibrate::check(preset, &a.set)?;
+    let source = WorkloadRef::Trace {
+        path: a.file.clone(),
+        format: (a.trace.format != "auto").then(|| a.trace.format.clone()),
+        limit: a.trace.limit,
+        device: a.trace.device,
+    };
+    let idle = ssdlab::calibrate::idle_pct(preset, &a.set, &source, a.seed)?;
+    let mut v = serde_json::json!({ "preset": preset, "sets": a.set, "idle_pct": idle });
+    if let Some(target) = a.target_idle {
+        let ((scale, got), probes) =
+            ssdlab::calibrate::scale_for_idle(preset, &a.set, &source, a.seed, target)?;
+        v["time_scale_for_target"] =
+            serde_json::json!({ "time_scale": scale, "idle_pct": got, "target_pct": target });
+        v["probes"] = serde_json::json!(probes);
+    }
+    Ok(Some(v))
+}
+
 fn trace_stats(a: StatsArgs) -> Result<()> {
-    let path = a.file;
+    let path = a.file.clone();
     let reader = TraceReader::open(&path, trace_options(&a.trace)?)?;
     let s = trace::stats(reader)?;
+    let idle = idle_report(&a)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&s)?);
+        let mut v = serde_json::to_value(&s)?;
+        if let Some(idle) = idle {
+            v["idle"] = idle;
+        }
+        println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
     println!("trace              {}", path.display());
@@ -187,5 +217,21 @@ fn trace_stats(a: StatsArgs) -> Result<()> {
         "skipped lines      {} framing, {} malformed, {} zero-size, {} other devices; {} timestamps clamped",
         c.skipped_framing, c.skipped_malformed, c.skipped_zero_size, c.filtered_device, c.clamped_timestamps
     );
+    if let Some(idle) = &idle {
+        println!(
+            "idle ({})      {:.2} % at time_scale 1",
+            idle["preset"].as_str().unwrap_or(""),
+            idle["idle_pct"].as_f64().unwrap_or(0.0)
+        );
+        if let Some(best) = idle.get("time_scale_for_target") {
+            println!(
+                "time_scale         {:.6} gives {:.2} % idle (target {:.2} %); use --set host.time_scale={:.6}",
+                best["time_scale"].as_f64().unwrap_or(0.0),
+                best["idle_pct"].as_f64().unwrap_or(0.0),
+                a.target_idle.unwrap_or(0.0),
+                best["time_scale"].as_f64().unwrap_or(0.0)
+            );
+        }
+    }
     Ok(())
 }

@@ -3,14 +3,17 @@
 //!
 //! Every key, its unit, default and source is documented in `docs/config.md`.
 
+mod flash;
 mod presets;
 mod validate;
+
+use flash::RawFlash;
+pub use flash::{FlashConfig, IpcRedo, PeIdealization, SuspendConfig, SuspendPolicy};
 
 pub use validate::gc_threshold_blocks;
 
 pub use presets::{preset_names, Preset, PRESETS};
 
-use crate::flash::CellType;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
@@ -64,53 +67,6 @@ pub struct GeometryConfig {
     pub pages_per_block: u32,
     /// Bytes per flash page (the mapping unit).
     pub page_size_bytes: u32,
-}
-
-/// Flash timing as written in a config: values left out come from the cell-type preset.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawFlash {
-    cell: CellType,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    read_us: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    program_us: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    erase_us: Option<f64>,
-    bus_mb_per_s: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    transfer_us: Option<f64>,
-    command_us: f64,
-    copyback: bool,
-    multi_plane: bool,
-    cache_read: bool,
-}
-
-/// Resolved flash timing and options.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FlashConfig {
-    /// Cell type whose preset supplied the timings not given explicitly.
-    pub cell: CellType,
-    /// Array read (sense) time per page, µs.
-    pub read_us: f64,
-    /// Array program time per page, µs.
-    pub program_us: f64,
-    /// Block erase time, µs.
-    pub erase_us: f64,
-    /// Channel bus rate, MB/s (10^6 bytes per second); sets `transfer_us` when that is not given.
-    pub bus_mb_per_s: f64,
-    /// Bus time to move one page between controller and die, µs.
-    pub transfer_us: f64,
-    /// Command/address overhead added to every array operation, µs.
-    pub command_us: f64,
-    /// GC moves pages inside the plane (copy-back) without crossing the bus.
-    pub copyback: bool,
-    /// Reads (same page offset) and programs on different planes of a die run as one
-    /// multi-plane operation: one array time, one bus transfer per page.
-    pub multi_plane: bool,
-    /// Cache read: a sensed page moves to the cache register and the die can start its next
-    /// array operation while the page goes out over the bus.
-    pub cache_read: bool,
 }
 
 /// GC victim selection policies.
@@ -258,6 +214,7 @@ struct RawConfig {
     ftl: FtlConfig,
     precondition: PreconditionConfig,
     sched: SchedConfig,
+    suspend: SuspendConfig,
     host: HostConfig,
 }
 
@@ -276,6 +233,8 @@ pub struct Config {
     pub precondition: PreconditionConfig,
     /// Scheduling.
     pub sched: SchedConfig,
+    /// Program/erase suspension.
+    pub suspend: SuspendConfig,
     /// Host.
     pub host: HostConfig,
 }

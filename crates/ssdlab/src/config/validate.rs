@@ -1,6 +1,6 @@
 //! Raw → validated configuration. Every violated constraint is reported, each naming its key.
 
-use super::{Config, ConfigError, FlashConfig, RawConfig};
+use super::{Config, ConfigError, PeIdealization, RawConfig, SuspendPolicy};
 
 pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
     let mut errs = Vec::new();
@@ -46,40 +46,12 @@ pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
             g.pages_per_block
         ));
     }
-    let f = &raw.flash;
-    let (read_d, prog_d, erase_d) = f.cell.timing_us();
-    let flash = FlashConfig {
-        cell: f.cell,
-        read_us: f.read_us.unwrap_or(read_d),
-        program_us: f.program_us.unwrap_or(prog_d),
-        erase_us: f.erase_us.unwrap_or(erase_d),
-        bus_mb_per_s: f.bus_mb_per_s,
-        transfer_us: f
-            .transfer_us
-            .unwrap_or(f64::from(g.page_size_bytes) / f.bus_mb_per_s),
-        command_us: f.command_us,
-        copyback: f.copyback,
-        multi_plane: f.multi_plane,
-        cache_read: f.cache_read,
-    };
-    for (key, v) in [
-        ("flash.read_us", flash.read_us),
-        ("flash.program_us", flash.program_us),
-        ("flash.erase_us", flash.erase_us),
-        ("flash.transfer_us", flash.transfer_us),
-        ("flash.command_us", flash.command_us),
-    ] {
-        if !(v.is_finite() && (0.0..=1e9).contains(&v)) {
-            errs.push(format!(
-                "{key} = {v}: must be a finite duration between 0 and 1e9 us"
-            ));
-        }
-    }
-    if !(flash.bus_mb_per_s.is_finite() && flash.bus_mb_per_s > 0.0) {
+    let flash = raw.flash.resolve(g.page_size_bytes, &mut errs);
+    if raw.suspend.policy != SuspendPolicy::Off && flash.pe_idealization != PeIdealization::None {
         errs.push(format!(
-            "flash.bus_mb_per_s = {}: must be > 0",
-            flash.bus_mb_per_s
-        ));
+            "suspend.policy = {:?}: must be \"off\" with flash.pe_idealization = {:?} (the idealised program/erase has no phases to suspend)",
+            raw.suspend.policy, flash.pe_idealization
+        ).to_lowercase());
     }
     let t = &raw.ftl;
     if !(0.0..1.0).contains(&t.over_provisioning) {
@@ -141,6 +113,7 @@ pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
         ftl: raw.ftl,
         precondition: raw.precondition,
         sched: raw.sched,
+        suspend: raw.suspend,
         host: raw.host,
     })
 }

@@ -48,6 +48,18 @@ pub struct Timing {
     pub transfer_ns: u64,
     /// Command overhead per array operation.
     pub command_ns: u64,
+    /// ISPP iterations of a program.
+    pub ispp_iterations: u32,
+    /// Program phase of one ISPP iteration.
+    pub ispp_program_ns: u64,
+    /// Verify phase of one ISPP iteration.
+    pub ispp_verify_ns: u64,
+    /// Verify after the erase pulse.
+    pub erase_verify_ns: u64,
+    /// Voltage reset when a phase is cut short.
+    pub voltage_reset_ns: u64,
+    /// Page-buffer reload from the shadow buffer.
+    pub buffer_reload_ns: u64,
 }
 
 impl Timing {
@@ -59,6 +71,12 @@ impl Timing {
             erase_ns: us_to_ns(f.erase_us),
             transfer_ns: us_to_ns(f.transfer_us),
             command_ns: us_to_ns(f.command_us),
+            ispp_iterations: f.ispp_iterations,
+            ispp_program_ns: us_to_ns(f.ispp_program_us),
+            ispp_verify_ns: us_to_ns(f.ispp_verify_us),
+            erase_verify_ns: us_to_ns(f.erase_verify_us),
+            voltage_reset_ns: us_to_ns(f.voltage_reset_us),
+            buffer_reload_ns: us_to_ns(f.buffer_reload_us),
         }
     }
 }

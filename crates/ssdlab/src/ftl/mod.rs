@@ -126,14 +126,17 @@ impl Ftl {
     }
 
     /// A host write of `version` of `lpn` landed in `ppn`. It becomes the mapping unless a newer
-    /// version already did (writes to different dies may finish out of order).
-    pub fn commit_write(&mut self, ppn: Ppn, lpn: u32, version: u32) {
+    /// version already did (writes to different dies may finish out of order). Returns the
+    /// physical page it made invalid, if any.
+    pub fn commit_write(&mut self, ppn: Ppn, lpn: u32, version: u32) -> Option<Ppn> {
         self.settle(ppn, version);
         if version > self.map.mapped_version(lpn) {
             let old = self.map.remap(lpn, ppn.0);
             self.invalidate(old);
             self.blocks[self.geo.block_of(ppn).0 as usize].valid += 1;
+            return (old != NONE).then_some(Ppn(old));
         }
+        None
     }
 
     /// GC copied `lpn` from `src` to `dst`. The copy becomes the mapping only if `src` is still

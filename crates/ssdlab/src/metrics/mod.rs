@@ -2,10 +2,44 @@
 
 mod summary;
 
-pub use summary::{summary_gc, summary_perf, summary_wear, LatencySummary, Summary};
+pub use summary::{
+    summary_gc, summary_pe, summary_perf, summary_wear, LatencySummary, PeSummary, Summary,
+};
 
 use crate::sched::{Cause, OpClass, OpKind};
 use hdrhistogram::Histogram;
+
+/// Program/erase accounting (slot 0 = programs, 1 = erases; one entry per array operation,
+/// a multi-plane gang counting once).
+#[derive(Debug, Clone, Default)]
+pub struct PeMetrics {
+    /// Operations completed.
+    pub count: [u64; 2],
+    /// Sum of nominal times (command + transfer + array), ns.
+    pub nominal_ns: [u64; 2],
+    /// Sum of effective times (start on the die → done), ns.
+    pub effective_ns: [u64; 2],
+    /// The same two sums over suspended operations only.
+    pub suspended_nominal_ns: [u64; 2],
+    /// Effective time of suspended operations, ns.
+    pub suspended_effective_ns: [u64; 2],
+    /// Programs suspended at least once.
+    pub programs_suspended: u64,
+    /// Erases suspended at least once.
+    pub erases_suspended: u64,
+    /// Suspensions in total.
+    pub suspensions: u64,
+    /// IPC program phases cancelled mid-way.
+    pub phases_cancelled: u64,
+    /// Read pages that waited for a suspension point (slot 0: of a program, 1: of an erase).
+    pub reads_waited: [u64; 2],
+    /// Their summed wait from queueing to the suspension point, ns.
+    pub wait_ns: [u64; 2],
+    /// The longest such wait, ns.
+    pub wait_max_ns: u64,
+    /// Read pages that found their die running a program or erase.
+    pub reads_found_running: u64,
+}
 
 /// Everything measured during a run (preconditioning excluded).
 #[derive(Debug, Clone)]
@@ -42,6 +76,10 @@ pub struct Metrics {
     pub gc_pages_moved: u64,
     /// Multi-plane operations (gangs of two or more pages).
     pub multi_plane_ops: u64,
+    /// Program/erase and suspension accounting.
+    pub pe: PeMetrics,
+    /// Time with no host request outstanding, between the first arrival and the last completion, ns.
+    pub idle_ns: u64,
     /// Requests the host had to hold back because the write queue was full.
     pub host_stalls: u64,
     /// Exact sums of response times (all, read, write), ns: means are not histogram-rounded.
@@ -76,6 +114,8 @@ impl Default for Metrics {
             gc_time_ns: 0,
             gc_pages_moved: 0,
             multi_plane_ops: 0,
+            pe: PeMetrics::default(),
+            idle_ns: 0,
             host_stalls: 0,
             latency_sum_ns: [0; 3],
             requests: 0,

@@ -178,6 +178,10 @@ pub struct Summary {
     pub wear: WearSummary,
     /// Host requests held back by the write-queue bound.
     pub host_stalls: u64,
+    /// Programs, erases and their suspension.
+    pub pe: PeSummary,
+    /// % of the simulated span (first arrival → last completion) with no request outstanding.
+    pub idle_pct: f64,
     /// Per-scheme metrics (empty for the baseline).
     pub scheme_metrics: BTreeMap<String, f64>,
     /// What the trace reader skipped or adjusted (absent for synthetic workloads).
@@ -238,6 +242,110 @@ impl Summary {
             o.remove("sim");
         }
         serde_json::to_string_pretty(&v).expect("summary serialises")
+    }
+}
+
+/// Program/erase latency and suspension statistics.
+#[derive(Debug, Clone, Serialize)]
+pub struct PeSummary {
+    /// Program operations (multi-plane gangs count once).
+    pub programs: u64,
+    /// Erase operations.
+    pub erases: u64,
+    /// Programs suspended at least once.
+    pub programs_suspended: u64,
+    /// As % of programs.
+    pub programs_suspended_pct: f64,
+    /// Erases suspended at least once.
+    pub erases_suspended: u64,
+    /// As % of erases.
+    pub erases_suspended_pct: f64,
+    /// Suspensions in total.
+    pub suspensions: u64,
+    /// IPC program phases cancelled mid-way.
+    pub phases_cancelled: u64,
+    /// Mean nominal program time (command + transfer + array), µs.
+    pub program_nominal_us: f64,
+    /// Mean effective program time (start on the die → done, including suspensions), µs.
+    pub program_effective_us: f64,
+    /// Effective over nominal program time of suspended programs, % increase.
+    pub suspended_program_increase_pct: f64,
+    /// Mean nominal erase time, µs.
+    pub erase_nominal_us: f64,
+    /// Mean effective erase time, µs.
+    pub erase_effective_us: f64,
+    /// Effective over nominal erase time of suspended erases, % increase.
+    pub suspended_erase_increase_pct: f64,
+    /// Read pages that found their die running a program or erase.
+    pub reads_found_running: u64,
+    /// Read pages that waited for a suspension point.
+    pub reads_waited_for_suspension: u64,
+    /// Their mean wait from queueing to the suspension point (extra read latency), µs.
+    pub suspension_wait_us: f64,
+    /// The same for suspensions of programs only (pe-suspension.txt eq. 1), µs.
+    pub program_suspension_wait_us: f64,
+    /// The same for suspensions of erases only, µs.
+    pub erase_suspension_wait_us: f64,
+    /// The longest such wait, µs.
+    pub suspension_wait_max_us: f64,
+}
+
+fn ratio_pct(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        round6(100.0 * part as f64 / whole as f64)
+    }
+}
+
+fn mean_us(sum_ns: u64, n: u64) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        round6(sum_ns as f64 / n as f64 / 1e3)
+    }
+}
+
+fn increase_pct(effective: u64, nominal: u64) -> f64 {
+    if nominal == 0 {
+        0.0
+    } else {
+        round6(100.0 * (effective as f64 / nominal as f64 - 1.0))
+    }
+}
+
+/// Program/erase part of the summary.
+pub fn summary_pe(m: &super::PeMetrics) -> PeSummary {
+    PeSummary {
+        programs: m.count[0],
+        erases: m.count[1],
+        programs_suspended: m.programs_suspended,
+        programs_suspended_pct: ratio_pct(m.programs_suspended, m.count[0]),
+        erases_suspended: m.erases_suspended,
+        erases_suspended_pct: ratio_pct(m.erases_suspended, m.count[1]),
+        suspensions: m.suspensions,
+        phases_cancelled: m.phases_cancelled,
+        program_nominal_us: mean_us(m.nominal_ns[0], m.count[0]),
+        program_effective_us: mean_us(m.effective_ns[0], m.count[0]),
+        suspended_program_increase_pct: increase_pct(
+            m.suspended_effective_ns[0],
+            m.suspended_nominal_ns[0],
+        ),
+        erase_nominal_us: mean_us(m.nominal_ns[1], m.count[1]),
+        erase_effective_us: mean_us(m.effective_ns[1], m.count[1]),
+        suspended_erase_increase_pct: increase_pct(
+            m.suspended_effective_ns[1],
+            m.suspended_nominal_ns[1],
+        ),
+        reads_found_running: m.reads_found_running,
+        reads_waited_for_suspension: m.reads_waited[0] + m.reads_waited[1],
+        suspension_wait_us: mean_us(
+            m.wait_ns[0] + m.wait_ns[1],
+            m.reads_waited[0] + m.reads_waited[1],
+        ),
+        program_suspension_wait_us: mean_us(m.wait_ns[0], m.reads_waited[0]),
+        erase_suspension_wait_us: mean_us(m.wait_ns[1], m.reads_waited[1]),
+        suspension_wait_max_us: round6(m.wait_max_ns as f64 / 1e3),
     }
 }
 

@@ -1,6 +1,8 @@
 //! Per-die scheduling: queues of user reads, user writes and internal work, and the policy that
 //! picks what an idle die runs next.
 
+pub mod suspend;
+
 use crate::config::SchedPolicy;
 use std::collections::VecDeque;
 

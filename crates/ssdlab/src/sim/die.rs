@@ -17,6 +17,7 @@ impl Simulation<'_> {
     pub(super) fn enqueue(&mut self, die: usize, q: QueueKind, id: u32) {
         self.seq += 1;
         let entry = (self.seq, id);
+        self.ops[id as usize].queued_at = self.now;
         let pe = matches!(self.ops[id as usize].kind, OpKind::Program | OpKind::Erase);
         let queues = &mut self.dies[die].queues;
         if pe {
@@ -85,7 +86,26 @@ impl Simulation<'_> {
 
     /// Starts the next operation on an idle die, as the scheduling policy picks it.
     pub(super) fn try_dispatch(&mut self, die: usize) {
+        if self.dies[die].state != DieState::Idle {
+            self.consider_suspension(die);
+        }
         while self.dies[die].state == DieState::Idle {
+            match self.suspended_serves_read(die) {
+                Some(true) => {
+                    let (_, id) = self.dies[die]
+                        .queues
+                        .reads
+                        .pop_front()
+                        .expect("a read is queued");
+                    self.start_op(die, id);
+                    continue;
+                }
+                Some(false) => {
+                    self.resume(die);
+                    return;
+                }
+                None => {}
+            }
             self.replace_blocked_write(die);
             let q = &self.dies[die].queues;
             let ready = |e: &&(u64, u32)| {
@@ -242,8 +262,7 @@ impl Simulation<'_> {
         match kind {
             OpKind::Read => self.start_array(die, t.command_ns + t.read_ns),
             OpKind::Program if transfer => self.request_bus(die, false),
-            OpKind::Program => self.start_array(die, t.command_ns + t.program_ns),
-            OpKind::Erase => self.start_array(die, t.command_ns + t.erase_ns),
+            OpKind::Program | OpKind::Erase => self.start_pe_array(die),
         }
         if kind == OpKind::Program {
             let mut id = leader;

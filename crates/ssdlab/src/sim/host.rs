@@ -114,6 +114,9 @@ impl Simulation<'_> {
                 (self.reqs.len() - 1) as u32
             }
         };
+        if self.host.outstanding == 0 && self.host.issued > 0 {
+            self.metrics.idle_ns += self.now.since(self.host.idle_since);
+        }
         self.host.outstanding += 1;
         self.host.issued += 1;
         // Queue every page first, then dispatch, so the pages of one request can share a
@@ -170,6 +173,7 @@ impl Simulation<'_> {
             bus_wait_ns: 0,
             next: NONE,
             pages: 1,
+            queued_at: SimTime::ZERO,
         }
     }
 
@@ -199,7 +203,11 @@ impl Simulation<'_> {
         }
         let die = op.die as usize;
         op.snapshot = self.dies[die].occupancy(self.now);
-        if self.read_is_blocked(die) {
+        let (running, queued) = self.program_erase_ahead(die);
+        if running {
+            self.metrics.pe.reads_found_running += 1;
+        }
+        if running || queued {
             self.metrics.read_pages_blocked += 1;
         }
         let id = self.new_op(op);
@@ -207,17 +215,19 @@ impl Simulation<'_> {
         Some(die)
     }
 
-    /// A read is blocked when its die runs a program or erase, or (if the policy queues reads
-    /// behind them) has one queued.
-    fn read_is_blocked(&self, die: usize) -> bool {
+    /// Whether a read queued now finds its die running a program or erase, and whether (under
+    /// a policy that queues reads behind them) one is queued ahead of it. Either makes the read
+    /// "blocked".
+    fn program_erase_ahead(&self, die: usize) -> (bool, bool) {
         let d = &self.dies[die];
         let running = d.busy_with().is_some()
             && matches!(
                 self.ops[d.op as usize].kind,
                 OpKind::Program | OpKind::Erase
             );
-        running
-            || (self.sched.read_queues_behind_program_erase() && d.queues.queued_program_erase > 0)
+        let queued =
+            self.sched.read_queues_behind_program_erase() && d.queues.queued_program_erase > 0;
+        (running, queued)
     }
 
     /// Queues a write page; returns its die.
@@ -255,6 +265,9 @@ impl Simulation<'_> {
         self.metrics
             .request_done(read, self.now.since(arrival), self.now.ns());
         self.host.outstanding -= 1;
+        if self.host.outstanding == 0 {
+            self.host.idle_since = self.now;
+        }
         if self.closed_loop() {
             self.schedule_arrival();
         }

@@ -7,6 +7,7 @@ mod die;
 mod gc;
 mod host;
 mod phases;
+mod suspend;
 
 use crate::config::{Config, HostMode};
 use crate::engine::EventQueue;
@@ -70,6 +71,8 @@ enum Event {
     ArrayDone { die: u32, generation: u32 },
     /// The page on a channel's bus has been transferred.
     BusDone { ch: u32 },
+    /// A program or erase reaches the point where it yields to reads.
+    SuspendPoint { die: u32, generation: u32 },
 }
 
 /// A flash operation, queued on or running on a die.
@@ -98,6 +101,8 @@ struct Op {
     next: u32,
     /// Pages in the gang this op leads (1 for a single-plane operation).
     pages: u32,
+    /// When it entered its die queue.
+    queued_at: SimTime,
 }
 
 /// A host request in flight.
@@ -128,6 +133,8 @@ struct HostState {
     outstanding: u32,
     outstanding_write_pages: u32,
     issued: u64,
+    /// When the last outstanding request completed.
+    idle_since: SimTime,
 }
 
 /// Progress callback: called with the number of completed requests now and then.
@@ -152,6 +159,9 @@ pub struct Simulation<'w> {
     place: Box<dyn WritePlace>,
     sched: Box<dyn Schedule>,
     gc_jobs: Vec<GcJob>,
+    /// Per die: the phased program/erase in progress or suspended (suspension on only).
+    pe: Vec<Option<suspend::PeState>>,
+    ipc_rng: rand_chacha::ChaCha8Rng,
     pending_writes: FxHashMap<u32, u32>,
     /// Scratch list of dies a request queued work on.
     touched_dies: Vec<usize>,
@@ -192,6 +202,8 @@ impl<'w> Simulation<'w> {
             place: alloc::policy(cfg.ftl.allocation, cfg.ftl.stripe_order),
             sched: sched::policy(cfg.sched.policy),
             gc_jobs: vec![GcJob::default(); geo.planes() as usize],
+            pe: (0..geo.dies()).map(|_| None).collect(),
+            ipc_rng: rngs.stream("ipc-redo"),
             pending_writes: FxHashMap::default(),
             touched_dies: Vec::new(),
             seq: 0,
@@ -237,6 +249,11 @@ impl<'w> Simulation<'w> {
                     }
                 }
                 Event::BusDone { ch } => self.on_bus_done(ch)?,
+                Event::SuspendPoint { die, generation } => {
+                    if self.dies[die as usize].generation == generation {
+                        self.on_suspend_point(die as usize);
+                    }
+                }
             }
             if self.events_handled & 0xFFFF == 0 {
                 if let Some(f) = self.progress.as_mut() {
@@ -304,6 +321,12 @@ impl<'w> Simulation<'w> {
             gc: crate::metrics::summary_gc(m),
             wear: crate::metrics::summary_wear(&erases),
             host_stalls: m.host_stalls,
+            pe: crate::metrics::summary_pe(&m.pe),
+            idle_pct: if m.end_ns == 0 {
+                0.0
+            } else {
+                (1e6 * m.idle_ns as f64 / m.end_ns as f64).round() / 1e4
+            },
             scheme_metrics: Default::default(),
             trace: None,
             sim: crate::metrics::summary_perf(

@@ -109,8 +109,7 @@ impl Simulation<'_> {
             return Ok(());
         }
         if self.ops[self.dies[die].op as usize].kind == OpKind::Program {
-            let t = self.timing;
-            self.start_array(die, t.command_ns + t.program_ns);
+            self.start_pe_array(die);
             Ok(())
         } else {
             self.complete(die)
@@ -120,6 +119,9 @@ impl Simulation<'_> {
     /// The die's current operation is finished: apply its effects and start the next one.
     fn complete(&mut self, die: usize) -> Result<(), SimError> {
         let leader = self.dies[die].op;
+        if self.ops[leader as usize].kind != OpKind::Read {
+            self.pe_done(die, leader);
+        }
         self.dies[die].release(self.now);
         self.finish_gang(leader)?;
         self.try_dispatch(die);
@@ -150,7 +152,13 @@ impl Simulation<'_> {
                 self.page_done(op.req);
             }
             (OpKind::Program, Cause::User) => {
-                self.ftl.commit_write(Ppn(op.ppn), op.lpn, op.version);
+                let old = self.ftl.commit_write(Ppn(op.ppn), op.lpn, op.version);
+                // The block just settled and the overwritten page's block may now be victims
+                // for a plane that is waiting for GC.
+                self.start_gc(op.plane);
+                if let Some(old) = old {
+                    self.start_gc(self.geo.plane_of(old).0);
+                }
                 self.write_page_done(op.lpn, op.req)?;
             }
             (OpKind::Read, Cause::Gc) => self.gc_read_done(op),

@@ -8,7 +8,7 @@ use ssdlab::sim::{RunOptions, Simulation};
 use ssdlab::workload::synth::SynthSpec;
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
 
     #[test]
     fn verified_runs_hold_invariants(
@@ -25,6 +25,8 @@ proptest! {
         copyback in any::<bool>(),
         multi_plane in any::<bool>(),
         cache_read in any::<bool>(),
+        suspend in prop::sample::select(vec!["off", "erase", "ips", "ipc", "ideal"]),
+        shadow in any::<bool>(),
         bound in prop::sample::select(vec![0u32, 4, 64]),
     ) {
         let cfg = ConfigBuilder::preset("tiny").unwrap()
@@ -41,6 +43,8 @@ proptest! {
             .set(&format!("flash.copyback={copyback}")).unwrap()
             .set(&format!("flash.multi_plane={multi_plane}")).unwrap()
             .set(&format!("flash.cache_read={cache_read}")).unwrap()
+            .set(&format!("suspend.policy={suspend}")).unwrap()
+            .set(&format!("suspend.shadow_buffer={shadow}")).unwrap()
             .set(&format!("precondition.fill={fill}")).unwrap()
             .set("precondition.pattern=random").unwrap()
             .build().unwrap();
@@ -99,4 +103,30 @@ fn read_wait_attribution_adds_up_to_read_page_latency() {
         "components {parts} vs measured {mean_flash_read}"
     );
     assert!(s.read_wait_us["gc"] > 0.0 && s.read_wait_us["user_program"] > 0.0);
+}
+
+/// Regression (found by the property test, issue 3): GC found no victim while the blocks with
+/// invalid pages were still being programmed, and nothing restarted it when they settled, so
+/// writes waited forever for a free block.
+#[test]
+fn r3_gc_restarts_when_written_blocks_settle() {
+    let sets = [
+        "geometry.planes_per_die=1",
+        "geometry.dies_per_chip=2",
+        "geometry.blocks_per_plane=12",
+        "geometry.pages_per_block=4",
+        "ftl.over_provisioning=0.4",
+        "ftl.gc_threshold=0.1",
+        "ftl.gc_victim=cost-benefit",
+        "ftl.allocation=dynamic",
+        "flash.cache_read=true",
+        "suspend.policy=erase",
+        "suspend.shadow_buffer=false",
+        "precondition.fill=0.2764161547671197",
+        "precondition.pattern=random",
+    ];
+    let cfg = crate::config("tiny", &sets);
+    let spec = "requests=1500,write_ratio=0.5832023380047007,size_kib=4|8|16,iat_us=120,footprint_gib=0.000219726562,zipf=0.7,seq=0.2,seed=576";
+    let s = crate::run_synth(&cfg, spec, 576, true);
+    assert_eq!(s.requests, 1500);
 }

@@ -4,6 +4,7 @@ mod bad_input;
 mod determinism;
 mod invariants;
 mod md1;
+mod suspension;
 mod timing;
 mod traces;
 

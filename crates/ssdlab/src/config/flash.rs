@@ -1,0 +1,237 @@
+//! Flash timing: cell-type defaults, the ISPP phase structure used by P/E suspension, the PER
+//! and PE0 idealisations, and the suspension settings.
+
+use crate::flash::CellType;
+use serde::{Deserialize, Serialize};
+
+/// Flash timing as written in a config: values left out come from the cell-type preset.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawFlash {
+    cell: CellType,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    read_us: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    program_us: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    erase_us: Option<f64>,
+    bus_mb_per_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transfer_us: Option<f64>,
+    command_us: f64,
+    copyback: bool,
+    multi_plane: bool,
+    cache_read: bool,
+    pe_idealization: PeIdealization,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ispp_iterations: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ispp_program_us: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ispp_verify_us: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    erase_verify_us: Option<f64>,
+    voltage_reset_us: f64,
+    buffer_reload_us: f64,
+}
+
+/// The papers' idealisations of program and erase (pe-suspension.txt §3.2), applied to the
+/// array times after everything else is resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PeIdealization {
+    /// Real program and erase times.
+    None,
+    /// PER: program and erase take the read (sense) time.
+    Per,
+    /// PE0: program and erase take no array time (data transfers remain).
+    Pe0,
+}
+
+/// Resolved flash timing and options.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FlashConfig {
+    /// Cell type whose preset supplied the timings not given explicitly.
+    pub cell: CellType,
+    /// Array read (sense) time per page, µs.
+    pub read_us: f64,
+    /// Array program time per page, µs (= ISPP iterations × (program + verify phase)).
+    pub program_us: f64,
+    /// Block erase time, µs (= erase pulse + erase verify).
+    pub erase_us: f64,
+    /// Channel bus rate, MB/s (10^6 bytes per second); sets `transfer_us` when that is not given.
+    pub bus_mb_per_s: f64,
+    /// Bus time to move one page between controller and die, µs.
+    pub transfer_us: f64,
+    /// Command/address overhead added to every array operation, µs.
+    pub command_us: f64,
+    /// GC moves pages inside the plane (copy-back) without crossing the bus.
+    pub copyback: bool,
+    /// Reads (same page offset) and programs on different planes of a die run as one
+    /// multi-plane operation: one array time, one bus transfer per page.
+    pub multi_plane: bool,
+    /// Cache read: a sensed page moves to the cache register and the die can start its next
+    /// array operation while the page goes out over the bus.
+    pub cache_read: bool,
+    /// PER / PE0 idealisation (already applied to `program_us` and `erase_us`).
+    pub pe_idealization: PeIdealization,
+    /// ISPP iterations of a program (N_w_cycle).
+    pub ispp_iterations: u32,
+    /// Program phase of one ISPP iteration, µs (T_w_program).
+    pub ispp_program_us: f64,
+    /// Verify phase of one ISPP iteration, µs (T_verify).
+    pub ispp_verify_us: f64,
+    /// Verify after the erase pulse, µs; the pulse is `erase_us − erase_verify_us`.
+    pub erase_verify_us: f64,
+    /// Time to reset the operating voltages when a phase is cut short, µs (T_voltage_reset).
+    pub voltage_reset_us: f64,
+    /// Time to reload the page buffer from the shadow buffer on resume, µs (T_buffer).
+    pub buffer_reload_us: f64,
+}
+
+/// When a program or erase in progress yields to reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SuspendPolicy {
+    /// Never: reads wait for the program or erase to finish.
+    Off,
+    /// Only erases suspend (pulse after a voltage reset, keeping its progress; verify redone).
+    Erase,
+    /// Inter-Phase Suspension: programs stop at the end of the current program or verify
+    /// phase; erases as `erase`.
+    Ips,
+    /// Intra-Phase Cancellation: the phase in progress is cancelled after a voltage reset;
+    /// erases as `erase`.
+    Ipc,
+    /// The read starts at once and the program or erase loses no time (the "optimal" system).
+    Ideal,
+}
+
+/// How IPC decides whether a cancelled program phase must be redone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IpcRedo {
+    /// Redone with probability 1 − (fraction of the phase completed when cancelled), drawn
+    /// from the seeded stream `ipc-redo`.
+    Progress,
+    /// Always redone (worst case).
+    Always,
+}
+
+/// Program/erase suspension settings (pe-suspension.txt §4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuspendConfig {
+    /// Policy.
+    pub policy: SuspendPolicy,
+    /// Resume reloads the page buffer from the on-chip shadow buffer (`flash.buffer_reload_us`);
+    /// without it the controller re-sends the page over the bus (`flash.transfer_us`).
+    pub shadow_buffer: bool,
+    /// Reads served per suspension before resuming (0 = while any are queued).
+    pub max_reads_per_suspension: u32,
+    /// Suspensions allowed per operation; beyond it reads wait (prevents starving writes).
+    pub max_suspensions_per_op: u32,
+    /// IPC's model of a cancelled program phase.
+    pub ipc_redo: IpcRedo,
+}
+
+/// ISPP iterations per cell type when not given: pe-suspension.txt Table 1 gives 5 (SLC) and
+/// 15 (MLC); denser cells are not given and take the MLC count.
+fn default_iterations(cell: CellType) -> u32 {
+    if cell == CellType::Slc {
+        5
+    } else {
+        15
+    }
+}
+
+/// Program-phase share of an ISPP iteration when not given: Table 1's 20/28 (SLC) and 20/44
+/// (MLC); denser cells take the MLC share.
+fn program_share(cell: CellType) -> f64 {
+    if cell == CellType::Slc {
+        20.0 / 28.0
+    } else {
+        20.0 / 44.0
+    }
+}
+
+fn check_duration(errs: &mut Vec<String>, key: &str, v: f64) {
+    if !(v.is_finite() && (0.0..=1e9).contains(&v)) {
+        errs.push(format!(
+            "{key} = {v}: must be a finite duration between 0 and 1e9 us"
+        ));
+    }
+}
+
+impl RawFlash {
+    pub(super) fn resolve(&self, page_size_bytes: u32, errs: &mut Vec<String>) -> FlashConfig {
+        let f = self;
+        let (read_d, prog_d, erase_d) = f.cell.timing_us();
+        let read_us = f.read_us.unwrap_or(read_d);
+        let mut program_us = f.program_us.unwrap_or(prog_d);
+        let mut erase_us = f.erase_us.unwrap_or(erase_d);
+        let n = f.ispp_iterations.unwrap_or(default_iterations(f.cell));
+        if n == 0 {
+            errs.push("flash.ispp_iterations = 0: must be >= 1".into());
+        }
+        let cycle = program_us / f64::from(n.max(1));
+        let ispp_program_us = f.ispp_program_us.unwrap_or(cycle * program_share(f.cell));
+        let ispp_verify_us = f.ispp_verify_us.unwrap_or(cycle - ispp_program_us);
+        let ispp_total = f64::from(n) * (ispp_program_us + ispp_verify_us);
+        if (ispp_total - program_us).abs() > 1e-6 * program_us.max(1.0) {
+            errs.push(format!(
+                "flash.ispp_*: {n} iterations x ({ispp_program_us} + {ispp_verify_us}) us = {ispp_total} us must equal flash.program_us = {program_us}"
+            ));
+        }
+        let erase_verify_us = f.erase_verify_us.unwrap_or(ispp_verify_us);
+        if erase_verify_us > erase_us {
+            errs.push(format!("flash.erase_verify_us = {erase_verify_us}: must not exceed flash.erase_us = {erase_us}"));
+        }
+        match f.pe_idealization {
+            PeIdealization::None => {}
+            PeIdealization::Per => (program_us, erase_us) = (read_us, read_us),
+            PeIdealization::Pe0 => (program_us, erase_us) = (0.0, 0.0),
+        }
+        let flash = FlashConfig {
+            cell: f.cell,
+            read_us,
+            program_us,
+            erase_us,
+            bus_mb_per_s: f.bus_mb_per_s,
+            transfer_us: f
+                .transfer_us
+                .unwrap_or(f64::from(page_size_bytes) / f.bus_mb_per_s),
+            command_us: f.command_us,
+            copyback: f.copyback,
+            multi_plane: f.multi_plane,
+            cache_read: f.cache_read,
+            pe_idealization: f.pe_idealization,
+            ispp_iterations: n,
+            ispp_program_us,
+            ispp_verify_us,
+            erase_verify_us: erase_verify_us.min(erase_us),
+            voltage_reset_us: f.voltage_reset_us,
+            buffer_reload_us: f.buffer_reload_us,
+        };
+        for (key, v) in [
+            ("flash.read_us", flash.read_us),
+            ("flash.program_us", flash.program_us),
+            ("flash.erase_us", flash.erase_us),
+            ("flash.transfer_us", flash.transfer_us),
+            ("flash.command_us", flash.command_us),
+            ("flash.ispp_program_us", flash.ispp_program_us),
+            ("flash.ispp_verify_us", flash.ispp_verify_us),
+            ("flash.voltage_reset_us", flash.voltage_reset_us),
+            ("flash.buffer_reload_us", flash.buffer_reload_us),
+        ] {
+            check_duration(errs, key, v);
+        }
+        if !(flash.bus_mb_per_s.is_finite() && flash.bus_mb_per_s > 0.0) {
+            errs.push(format!(
+                "flash.bus_mb_per_s = {}: must be > 0",
+                flash.bus_mb_per_s
+            ));
+        }
+        flash
+    }
+}
