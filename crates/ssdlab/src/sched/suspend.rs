@@ -100,10 +100,9 @@ pub fn plan(
         i += 1;
     }
     let cur = *phases.get(i)?;
-    if i + 1 == phases.len()
-        && offset > 0
-        && (policy == SuspendPolicy::Ips || cur.ns - offset <= voltage_reset_ns)
-    {
+    let ips_program =
+        policy == SuspendPolicy::Ips && matches!(cur.kind, PhaseKind::Program | PhaseKind::Verify);
+    if i + 1 == phases.len() && offset > 0 && (ips_program || cur.ns - offset <= voltage_reset_ns) {
         return None; // stopping at the end of the last phase is just finishing
     }
     let rest = |from: usize| phases.iter().skip(from).copied();
