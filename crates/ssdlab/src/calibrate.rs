@@ -48,7 +48,7 @@ pub fn idle_pct(
     idle_at(preset, sets, source, seed, 1.0)
 }
 
-/// Bisects (on a log scale, 16 steps over 10⁻⁴…1) the `host.time_scale` whose idle % is
+/// Bisects (on a log scale, 20 steps over 10⁻⁴…10⁴) the `host.time_scale` whose idle % is
 /// closest to `target_pct`; returns the best probe and every probe made.
 ///
 /// # Errors
@@ -60,9 +60,9 @@ pub fn scale_for_idle(
     seed: u64,
     target_pct: f64,
 ) -> Result<(Probe, Vec<Probe>), ExperimentError> {
-    let (mut lo, mut hi) = (1e-4f64.ln(), 0.0f64);
+    let (mut lo, mut hi) = (1e-4f64.ln(), 1e4f64.ln());
     let mut probes = Vec::new();
-    for _ in 0..16 {
+    for _ in 0..20 {
         let mid = (lo + hi) / 2.0;
         let scale = mid.exp();
         let idle = idle_at(preset, sets, source, seed, scale)?;
@@ -81,7 +81,7 @@ pub fn scale_for_idle(
                 .abs()
                 .total_cmp(&(b.1 - target_pct).abs())
         })
-        .expect("16 probes");
+        .expect("20 probes");
     Ok((best, probes))
 }
 

@@ -33,7 +33,8 @@ pub struct ExperimentSpec {
     /// Variants (schemes, policies).
     #[serde(rename = "variant")]
     pub variants: Vec<VariantSpec>,
-    /// Config keys swept over all their values (cartesian product).
+    /// Config keys swept over all their values (cartesian product); the key `preset` sweeps
+    /// presets.
     #[serde(default)]
     pub grid: BTreeMap<String, Vec<toml::Value>>,
     /// Variant that normalised metrics are divided by.
@@ -127,6 +128,17 @@ pub struct FigureSpec {
     /// Paper-reported values: workload → variant → value (same normalisation as the figure).
     #[serde(default)]
     pub paper: BTreeMap<String, BTreeMap<String, f64>>,
+    /// Paper-reported means over its workloads: grid label (e.g. `preset=pe-suspension-slc`,
+    /// or `all` without a grid) → variant → value. Bars figures then add a "mean" group per grid
+    /// point with the mean of our workloads beside these.
+    #[serde(default)]
+    pub paper_mean: BTreeMap<String, BTreeMap<String, f64>>,
+    /// Variant to normalise by, instead of the experiment's `baseline`.
+    #[serde(default)]
+    pub baseline: Option<String>,
+    /// Variants shown (all if empty).
+    #[serde(default)]
+    pub variants: Vec<String>,
     /// Caption (where the paper's numbers come from, how ours differ).
     #[serde(default)]
     pub caption: String,
@@ -197,11 +209,19 @@ impl ExperimentSpec {
             }
         }
         for f in &self.figures {
-            if f.normalize && self.baseline.is_none() {
+            if f.normalize && self.baseline.is_none() && f.baseline.is_none() {
                 return Err(format!(
-                    "figure `{}` is normalised but the experiment has no `baseline`",
+                    "figure `{}` is normalised but neither it nor the experiment has a `baseline`",
                     f.id
                 ));
+            }
+            for v in f.variants.iter().chain(&f.baseline) {
+                if !self.variants.iter().any(|x| &x.name == v) {
+                    return Err(format!(
+                        "figure `{}`: `{v}` is not one of the variants",
+                        f.id
+                    ));
+                }
             }
             if f.kind == FigureKind::Sweep
                 && !f.x.as_ref().is_some_and(|x| self.grid.contains_key(x))
@@ -236,14 +256,22 @@ impl ExperimentSpec {
                 for v in &self.variants {
                     let mut sets = self.set.clone();
                     sets.extend(w.set.iter().cloned());
-                    sets.extend(combo.iter().map(|(k, val)| format!("{k}={val}")));
+                    sets.extend(
+                        combo
+                            .iter()
+                            .filter(|(k, _)| k.as_str() != "preset")
+                            .map(|(k, val)| format!("{k}={val}")),
+                    );
                     sets.extend(v.set.iter().cloned());
+                    let preset = combo
+                        .get("preset")
+                        .map_or(self.preset.clone(), |p| p.trim_matches('"').to_string());
                     points.push(Point {
                         id: point_id(&w.name, combo, &v.name),
                         workload: w.name.clone(),
                         variant: v.name.clone(),
                         grid: combo.clone(),
-                        preset: self.preset.clone(),
+                        preset,
                         sets,
                         seed: self.seed,
                         verify: self.verify,

@@ -260,6 +260,8 @@ pub struct PeSummary {
     pub erases_suspended: u64,
     /// As % of erases.
     pub erases_suspended_pct: f64,
+    /// Programs and erases suspended, as % of all programs and erases.
+    pub pe_suspended_pct: f64,
     /// Suspensions in total.
     pub suspensions: u64,
     /// IPC program phases cancelled mid-way.
@@ -323,6 +325,10 @@ pub fn summary_pe(m: &super::PeMetrics) -> PeSummary {
         programs_suspended_pct: ratio_pct(m.programs_suspended, m.count[0]),
         erases_suspended: m.erases_suspended,
         erases_suspended_pct: ratio_pct(m.erases_suspended, m.count[1]),
+        pe_suspended_pct: ratio_pct(
+            m.programs_suspended + m.erases_suspended,
+            m.count[0] + m.count[1],
+        ),
         suspensions: m.suspensions,
         phases_cancelled: m.phases_cancelled,
         program_nominal_us: mean_us(m.nominal_ns[0], m.count[0]),

@@ -58,7 +58,10 @@ pub fn bars(b: &Bars) -> String {
 }
 
 fn draw_bars(svg: &mut String, b: &Bars) -> DrawResult {
-    let root = SVGBackend::with_string(svg, SIZE).into_drawing_area();
+    // Wide enough for every bar: about 14 px per bar plus margins.
+    let bars = (b.groups.len() * (b.series.len() + 1)) as u32;
+    let size = (SIZE.0.max(160 + 14 * bars), SIZE.1);
+    let root = SVGBackend::with_string(svg, size).into_drawing_area();
     root.fill(&WHITE)?;
     let top = max_of(b.values.iter().flatten())
         .max(max_of(b.paper.iter().flatten()))
@@ -69,7 +72,7 @@ fn draw_bars(svg: &mut String, b: &Bars) -> DrawResult {
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(70)
-        .build_cartesian_2d(0.0..n as f64, 0.0..(top * 1.3).max(1e-9))?;
+        .build_cartesian_2d(0.0..n as f64, 0.0..(top * 1.45).max(1e-9))?;
     let groups = b.groups.to_vec();
     chart
         .configure_mesh()

@@ -118,15 +118,63 @@ impl Data<'_> {
         if !f.normalize {
             return Some(v);
         }
-        let base = metric(
-            self.summary(workload, grid, self.spec.baseline.as_deref()?)?,
-            &f.metric,
-        )?;
+        let baseline = f.baseline.as_deref().or(self.spec.baseline.as_deref())?;
+        let base = metric(self.summary(workload, grid, baseline)?, &f.metric)?;
         (base != 0.0).then(|| v / base)
     }
 
-    fn variants(&self) -> Vec<String> {
-        self.spec.variants.iter().map(|v| v.name.clone()).collect()
+    /// A compact label for figure axes: the workload and each grid value without the prefix
+    /// all values of its key share (`pe-suspension-slc` → `slc`).
+    fn short_label(&self, workload: &str, grid: &BTreeMap<String, String>) -> String {
+        let mut label = workload.to_string();
+        for (k, v) in grid {
+            let values: Vec<String> = self
+                .spec
+                .grid
+                .get(k)
+                .map(|vs| vs.iter().map(|x| x.to_string()).collect())
+                .unwrap_or_default();
+            let common =
+                values
+                    .iter()
+                    .skip(1)
+                    .fold(values.first().map_or(0, String::len), |n, x| {
+                        values[0]
+                            .chars()
+                            .zip(x.chars())
+                            .take(n)
+                            .take_while(|(a, b)| a == b)
+                            .count()
+                    });
+            let short = if values.len() > 1 {
+                v.chars().skip(common).collect::<String>()
+            } else {
+                v.clone()
+            };
+            label.push(' ');
+            label.push_str(short.trim_matches('"'));
+        }
+        label
+    }
+
+    fn variants(&self, f: &FigureSpec) -> Vec<String> {
+        self.spec
+            .variants
+            .iter()
+            .map(|v| v.name.clone())
+            .filter(|v| f.variants.is_empty() || f.variants.contains(v))
+            .collect()
+    }
+
+    /// Distinct grid points in point order.
+    fn grids(&self) -> Vec<BTreeMap<String, String>> {
+        let mut out: Vec<BTreeMap<String, String>> = Vec::new();
+        for (p, _) in self.results {
+            if !out.contains(&p.grid) {
+                out.push(p.grid.clone());
+            }
+        }
+        out
     }
 }
 
@@ -149,12 +197,12 @@ fn y_label(f: &FigureSpec) -> String {
 
 fn bars_figure(d: &Data, f: &FigureSpec) -> Figure {
     let groups = d.groups(f.workload.as_deref());
-    let variants = d.variants();
-    let values: Vec<Vec<Option<f64>>> = groups
+    let variants = d.variants(f);
+    let mut values: Vec<Vec<Option<f64>>> = groups
         .iter()
         .map(|(w, g, _)| variants.iter().map(|v| d.value(f, w, g, v)).collect())
         .collect();
-    let paper: Vec<Vec<Option<f64>>> = groups
+    let mut paper: Vec<Vec<Option<f64>>> = groups
         .iter()
         .map(|(w, _, _)| {
             variants
@@ -163,11 +211,48 @@ fn bars_figure(d: &Data, f: &FigureSpec) -> Figure {
                 .collect()
         })
         .collect();
-    let labels: Vec<String> = groups.iter().map(|g| g.2.clone()).collect();
+    let mut labels: Vec<String> = groups.iter().map(|g| g.2.clone()).collect();
+    let mut axis: Vec<String> = groups.iter().map(|(w, g, _)| d.short_label(w, g)).collect();
+    if !f.paper_mean.is_empty() {
+        // One "mean" group per grid point: the mean over workloads, beside the paper's mean.
+        for grid in d.grids() {
+            let key = if grid.is_empty() {
+                "all".to_string()
+            } else {
+                grid_label(&grid)
+            };
+            let rows: Vec<&Vec<Option<f64>>> = groups
+                .iter()
+                .zip(&values)
+                .filter(|((_, g, _), _)| g == &grid)
+                .map(|(_, r)| r)
+                .collect();
+            let mean = (0..variants.len())
+                .map(|s| {
+                    let vals: Vec<f64> = rows.iter().filter_map(|r| r[s]).collect();
+                    (!vals.is_empty() && vals.len() == rows.len())
+                        .then(|| vals.iter().sum::<f64>() / vals.len() as f64)
+                })
+                .collect();
+            values.push(mean);
+            paper.push(
+                variants
+                    .iter()
+                    .map(|v| f.paper_mean.get(&key).and_then(|m| m.get(v)).copied())
+                    .collect(),
+            );
+            labels.push(if grid.is_empty() {
+                "mean".to_string()
+            } else {
+                format!("mean {key}")
+            });
+            axis.push(d.short_label("mean", &grid));
+        }
+    }
     let svg = bars(&Bars {
         title: &f.title,
         y_label: &y_label(f),
-        groups: &labels,
+        groups: &axis,
         series: &variants,
         values: &values,
         paper: &paper,
@@ -216,7 +301,7 @@ const PERCENTILES: [(&str, &str); 6] = [
 ];
 
 fn latency_figures(d: &Data, f: &FigureSpec) -> Vec<Figure> {
-    let variants = d.variants();
+    let variants = d.variants(f);
     let mut out = Vec::new();
     for (w, g, label) in d.groups(f.workload.as_deref()) {
         let series: Vec<(String, Vec<(f64, f64)>)> = variants
@@ -332,7 +417,7 @@ fn sweep_figures(d: &Data, f: &FigureSpec) -> Vec<Figure> {
         .map(|w| w.name.clone())
         .filter(|w| f.workload.as_ref().is_none_or(|fw| fw == w))
         .collect();
-    let variants = d.variants();
+    let variants = d.variants(f);
     let mut out = Vec::new();
     for w in workloads {
         // Other grid keys stay at their first value.
@@ -393,7 +478,7 @@ fn sweep_figures(d: &Data, f: &FigureSpec) -> Vec<Figure> {
 }
 
 /// The metric columns of the full results tables.
-pub const METRICS: [(&str, &str); 14] = [
+pub const METRICS: [(&str, &str); 15] = [
     ("read mean (us)", "read.mean_us"),
     ("read p99 (us)", "read.p99_us"),
     ("write mean (us)", "write.mean_us"),
@@ -407,6 +492,7 @@ pub const METRICS: [(&str, &str); 14] = [
     ("erases", "flash.erases"),
     ("GC jobs", "gc.count"),
     ("GC time (ms)", "gc.time_ms"),
+    ("idle %", "idle_pct"),
     ("wall (s)", "sim.wall_s"),
 ];
 
