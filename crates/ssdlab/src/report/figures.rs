@@ -72,7 +72,7 @@ fn draw_bars(svg: &mut String, b: &Bars) -> DrawResult {
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(70)
-        .build_cartesian_2d(0.0..n as f64, 0.0..(top * 1.45).max(1e-9))?;
+        .build_cartesian_2d(0.0..n as f64, 0.0..if top > 0.0 { top * 1.45 } else { 1.0 })?;
     let groups = b.groups.to_vec();
     chart
         .configure_mesh()
@@ -163,6 +163,12 @@ pub struct Lines<'a> {
 
 /// Renders lines to an SVG string.
 pub fn lines(l: &Lines) -> String {
+    if l.series
+        .iter()
+        .all(|(_, p)| p.iter().all(|(x, y)| !x.is_finite() || !y.is_finite()))
+    {
+        return error_svg("no data: the points of this figure have no results yet");
+    }
     let mut svg = String::new();
     if let Err(e) = draw_lines(&mut svg, l) {
         return error_svg(&e.to_string());
@@ -173,7 +179,12 @@ pub fn lines(l: &Lines) -> String {
 fn draw_lines(svg: &mut String, l: &Lines) -> DrawResult {
     let root = SVGBackend::with_string(svg, SIZE).into_drawing_area();
     root.fill(&WHITE)?;
-    let pts = || l.series.iter().flat_map(|(_, p)| p.iter());
+    let pts = || {
+        l.series
+            .iter()
+            .flat_map(|(_, p)| p.iter())
+            .filter(|(x, y)| x.is_finite() && y.is_finite())
+    };
     let (mut x0, mut x1) = pts().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
     let y1 = pts().fold(l.baseline.unwrap_or(0.0), |a, p| a.max(p.1));
     if !l.categories.is_empty() {
@@ -191,7 +202,7 @@ fn draw_lines(svg: &mut String, l: &Lines) -> DrawResult {
     let y_range = if l.log_x {
         0.0..1.02
     } else {
-        0.0..(y1 * 1.2).max(1e-9)
+        0.0..if y1 > 0.0 { y1 * 1.2 } else { 1.0 }
     };
     if l.log_x {
         let mut chart = builder.build_cartesian_2d((x0.max(1e-3)..x1).log_scale(), y_range)?;
@@ -273,6 +284,32 @@ fn error_svg(msg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn empty_figures_render_without_hanging() {
+        let none: Vec<(String, Vec<(f64, f64)>)> = vec![("A".into(), vec![])];
+        let svg = lines(&Lines {
+            title: "t",
+            x_label: "x",
+            y_label: "y",
+            categories: &[],
+            series: &none,
+            log_x: true,
+            baseline: None,
+        });
+        assert!(svg.contains("no data"));
+        let g = vec!["w".to_string()];
+        let svg = bars(&Bars {
+            title: "t",
+            y_label: "y",
+            groups: &g,
+            series: &g,
+            values: &[vec![None]],
+            paper: &[vec![None]],
+            baseline: Some(1.0),
+        });
+        assert!(svg.starts_with("<svg"));
+    }
 
     #[test]
     fn bars_and_lines_render_self_contained_svg() {
