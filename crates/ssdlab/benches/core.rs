@@ -37,7 +37,7 @@ fn mapping(c: &mut Criterion) {
         b.iter(|| {
             let lpn = rng.random_range(0..logical / 2);
             let plane = PlaneId(lpn % planes);
-            if let Some(p) = ftl.alloc(plane, Stream::User, SimTime(0)) {
+            if let Some(p) = ftl.alloc(plane, Stream::USER, SimTime(0)) {
                 let v = ftl.map.next_version(lpn);
                 ftl.commit_write(p, lpn, v);
             }

@@ -43,6 +43,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod buffer;
 pub mod calibrate;
 pub mod config;
 pub mod engine;

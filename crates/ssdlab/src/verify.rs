@@ -5,7 +5,6 @@ use crate::flash::{BlockId, Ppn};
 use crate::ftl::blocks::BlockState;
 use crate::ftl::mapping::NONE;
 use crate::ftl::Ftl;
-use rustc_hash::FxHashMap;
 use thiserror::Error;
 
 /// A violated invariant.
@@ -73,12 +72,13 @@ pub fn check_erasable(ftl: &Ftl, block: BlockId) -> Result<(), VerifyError> {
 }
 
 /// Full structural check: l2p and p2l are inverse, every mapped page holds the newest version
-/// (unless a write of it is still pending), per-block valid counts match the mapping, valid +
-/// invalid + free = pages per block, and free blocks are in their plane's pool.
+/// (unless `newer_elsewhere(lpn)`: a write of it is in flight or dirty in the device buffer),
+/// per-block valid counts match the mapping, valid + invalid + free = pages per block, and free
+/// blocks are in their plane's pool.
 ///
 /// # Errors
 /// [`VerifyError`] for the first violation found.
-pub fn check_ftl(ftl: &Ftl, pending_writes: &FxHashMap<u32, u32>) -> Result<(), VerifyError> {
+pub fn check_ftl(ftl: &Ftl, newer_elsewhere: &dyn Fn(u32) -> bool) -> Result<(), VerifyError> {
     let g = &ftl.geo;
     let mut mapped = 0u64;
     for lpn in 0..ftl.map.logical_pages() {
@@ -93,7 +93,7 @@ pub fn check_ftl(ftl: &Ftl, pending_writes: &FxHashMap<u32, u32>) -> Result<(), 
                 ftl.map.lpn(ppn)
             ));
         }
-        if !pending_writes.contains_key(&lpn) && ftl.map.held(ppn) != ftl.map.newest(lpn) {
+        if !newer_elsewhere(lpn) && ftl.map.held(ppn) != ftl.map.newest(lpn) {
             return fail(format!(
                 "lpn {lpn}: ppn {ppn} holds version {}, newest written is {}",
                 ftl.map.held(ppn),

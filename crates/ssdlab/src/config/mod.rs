@@ -215,7 +215,60 @@ struct RawConfig {
     precondition: PreconditionConfig,
     sched: SchedConfig,
     suspend: SuspendConfig,
+    buffer: BufferConfig,
+    voltage: VoltageConfig,
     host: HostConfig,
+}
+
+/// The device-side DRAM buffer (LRU, write-back).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BufferConfig {
+    /// Capacity in pages (0 = no buffer: writes go straight to flash).
+    pub device_pages: u32,
+    /// DRAM access time per page, ns (shadowgc.txt §4.1: 20 ns).
+    pub dram_ns_per_page: u64,
+}
+
+/// How pages are assigned threshold-voltage levels (hire.txt).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VoltagePolicy {
+    /// Every page at the normal level.
+    Baseline,
+    /// High Voltage Controller: every page at the high level.
+    Hvc,
+    /// Low Voltage Controller: every page at the low level.
+    Lvc,
+    /// HIRE: the buffer classes each evicted page read-hot (high), write-hot (low) or mixed (normal).
+    Hire,
+}
+
+/// Threshold-voltage levels and the policy choosing them (hire.txt §3, Table 1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VoltageConfig {
+    /// Policy.
+    pub policy: VoltagePolicy,
+    /// w: an evicted page is read-hot if C_r/(C_r+C_w) > w, write-hot if C_w/(C_r+C_w) > w.
+    pub hot_threshold: f64,
+    /// HIRE: a clean read-hot page evicted from the buffer that is not already high is
+    /// reprogrammed at the high level (a migration); without it only written pages change level.
+    pub rewrite_clean_read_hot: bool,
+    /// Sensing time at the high level as a multiple of `flash.read_us` (the normal level's).
+    pub high_read_factor: f64,
+    /// Read transfer time at the high level as a multiple of `flash.transfer_us`.
+    pub high_transfer_factor: f64,
+    /// Sensing time at the low level as a multiple of `flash.read_us`.
+    pub low_read_factor: f64,
+    /// Read transfer time at the low level as a multiple of `flash.transfer_us`.
+    pub low_transfer_factor: f64,
+    /// Threshold voltages of the four MLC states at the high level, V.
+    pub high_volts: Vec<f64>,
+    /// At the normal level, V.
+    pub normal_volts: Vec<f64>,
+    /// At the low level, V.
+    pub low_volts: Vec<f64>,
 }
 
 /// A validated, fully resolved configuration.
@@ -235,6 +288,10 @@ pub struct Config {
     pub sched: SchedConfig,
     /// Program/erase suspension.
     pub suspend: SuspendConfig,
+    /// Device DRAM buffer.
+    pub buffer: BufferConfig,
+    /// Threshold-voltage levels.
+    pub voltage: VoltageConfig,
     /// Host.
     pub host: HostConfig,
 }

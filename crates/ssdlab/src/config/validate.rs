@@ -1,6 +1,6 @@
 //! Raw → validated configuration. Every violated constraint is reported, each naming its key.
 
-use super::{Config, ConfigError, PeIdealization, RawConfig, SuspendPolicy};
+use super::{Config, ConfigError, PeIdealization, RawConfig, SuspendPolicy, VoltagePolicy};
 
 pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
     let mut errs = Vec::new();
@@ -73,14 +73,21 @@ pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
                 t.gc_threshold, g.blocks_per_plane
             ));
         } else if g.pages_per_block > 0 && (0.0..1.0).contains(&t.over_provisioning) {
-            // Data must fit beside the GC reserve, or GC can never find a victim with free space.
-            let usable =
-                u64::from(g.blocks_per_plane - threshold - 1) * u64::from(g.pages_per_block);
+            // Data must fit beside the GC reserve and the blocks held open by the write streams
+            // (one host and one GC stream per level in use), or GC can find no victim.
+            let levels = if raw.voltage.policy == VoltagePolicy::Hire {
+                3
+            } else {
+                1
+            };
+            let open = 2 * levels - 1;
+            let usable = u64::from(g.blocks_per_plane.saturating_sub(threshold + open))
+                * u64::from(g.pages_per_block);
             let per_plane = (1.0 - t.over_provisioning)
                 * (u64::from(g.blocks_per_plane) * u64::from(g.pages_per_block)) as f64;
             if per_plane >= usable as f64 {
                 errs.push(format!(
-                    "ftl.over_provisioning = {}: logical data per plane ({per_plane:.0} pages) must be below the pages outside the GC reserve ({usable}); raise over_provisioning or lower ftl.gc_threshold",
+                    "ftl.over_provisioning = {}: logical data per plane ({per_plane:.0} pages) must be below the pages outside the GC reserve and the {open} extra open blocks ({usable}); raise over_provisioning or geometry.blocks_per_plane, or lower ftl.gc_threshold",
                     t.over_provisioning
                 ));
             }
@@ -95,6 +102,36 @@ pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
             "precondition.overwrite = {}: must be in [0, 100]",
             p.overwrite
         ));
+    }
+    let v = &raw.voltage;
+    if !(0.5..1.0).contains(&v.hot_threshold) {
+        errs.push(format!("voltage.hot_threshold = {}: must be in [0.5, 1) (a page cannot be both read-hot and write-hot)", v.hot_threshold));
+    }
+    if v.policy == VoltagePolicy::Hire && raw.buffer.device_pages == 0 {
+        errs.push("voltage.policy = \"hire\": needs buffer.device_pages > 0 (hotness comes from the buffer)".to_string());
+    }
+    for (key, volts) in [
+        ("voltage.high_volts", &v.high_volts),
+        ("voltage.normal_volts", &v.normal_volts),
+        ("voltage.low_volts", &v.low_volts),
+    ] {
+        if volts.is_empty() || volts.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
+            errs.push(format!(
+                "{key} = {volts:?}: must be one or more positive voltages"
+            ));
+        }
+    }
+    for (key, t) in [
+        ("voltage.high_read_factor", v.high_read_factor),
+        ("voltage.high_transfer_factor", v.high_transfer_factor),
+        ("voltage.low_read_factor", v.low_read_factor),
+        ("voltage.low_transfer_factor", v.low_transfer_factor),
+    ] {
+        if !(t.is_finite() && (0.0..=1e3).contains(&t)) {
+            errs.push(format!(
+                "{key} = {t}: must be a finite factor between 0 and 1000"
+            ));
+        }
     }
     let h = &raw.host;
     if h.queue_depth == 0 {
@@ -114,6 +151,8 @@ pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
         precondition: raw.precondition,
         sched: raw.sched,
         suspend: raw.suspend,
+        buffer: raw.buffer,
+        voltage: raw.voltage,
         host: raw.host,
     })
 }

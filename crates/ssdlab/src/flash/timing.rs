@@ -1,6 +1,6 @@
 //! Cell-type timing presets and the per-operation times used by the dies.
 
-use crate::config::FlashConfig;
+use crate::config::{FlashConfig, VoltageConfig};
 use crate::time::us_to_ns;
 use serde::{Deserialize, Serialize};
 
@@ -60,11 +60,15 @@ pub struct Timing {
     pub voltage_reset_ns: u64,
     /// Page-buffer reload from the shadow buffer.
     pub buffer_reload_ns: u64,
+    /// Sensing time by threshold-voltage level (low, normal, high).
+    pub level_read_ns: [u64; 3],
+    /// Read transfer time by level (more sensing levels, more bits to move).
+    pub level_transfer_ns: [u64; 3],
 }
 
 impl Timing {
-    /// Times of a resolved flash config.
-    pub fn new(f: &FlashConfig) -> Self {
+    /// Times of a resolved flash and voltage config.
+    pub fn new(f: &FlashConfig, v: &VoltageConfig) -> Self {
         Timing {
             read_ns: us_to_ns(f.read_us),
             program_ns: us_to_ns(f.program_us),
@@ -77,6 +81,10 @@ impl Timing {
             erase_verify_ns: us_to_ns(f.erase_verify_us),
             voltage_reset_ns: us_to_ns(f.voltage_reset_us),
             buffer_reload_ns: us_to_ns(f.buffer_reload_us),
+            level_read_ns: [v.low_read_factor, 1.0, v.high_read_factor]
+                .map(|k| us_to_ns(f.read_us * k)),
+            level_transfer_ns: [v.low_transfer_factor, 1.0, v.high_transfer_factor]
+                .map(|k| us_to_ns(f.transfer_us * k)),
         }
     }
 }

@@ -1,25 +1,49 @@
 //! Block and plane bookkeeping: write pointers, valid counts, erase counts, free pools and the
 //! active block of each write stream.
 
+use crate::flash::Level;
 use crate::time::SimTime;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// Write streams: each plane has one active block per stream.
+/// Write streams: each plane has one active block per stream. A stream is host or GC data
+/// at one threshold-voltage level, so every block holds pages of a single level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stream {
-    /// Host writes.
-    User = 0,
-    /// GC relocations.
-    Gc = 1,
+pub struct Stream {
+    /// GC relocations (else host data).
+    pub gc: bool,
+    /// Programming level of the stream's pages.
+    pub level: Level,
 }
 
 impl Stream {
+    /// Host writes at the normal level.
+    pub const USER: Stream = Stream {
+        gc: false,
+        level: Level::Normal,
+    };
+    /// GC relocations at the normal level.
+    pub const GC: Stream = Stream {
+        gc: true,
+        level: Level::Normal,
+    };
     /// Number of streams.
-    pub const COUNT: usize = 2;
+    pub const COUNT: usize = 2 * Level::ALL.len();
+    /// Host writes at `level`.
+    pub fn user(level: Level) -> Self {
+        Stream { gc: false, level }
+    }
+    /// GC relocations keeping `level`.
+    pub fn gc(level: Level) -> Self {
+        Stream { gc: true, level }
+    }
+    /// Index into per-plane tables.
+    pub fn index(self) -> usize {
+        usize::from(self.gc) * Level::ALL.len() + self.level as usize
+    }
     /// Only GC may take a plane's last free block, so GC can always make progress.
     pub fn may_take_last_block(self) -> bool {
-        self == Stream::Gc
+        self.gc
     }
 }
 
@@ -51,6 +75,8 @@ pub struct BlockInfo {
     pub erase_count: u32,
     /// Time the last page was allocated (age for cost-benefit GC).
     pub last_write: SimTime,
+    /// Threshold-voltage level its pages were programmed with (since its last erase).
+    pub level: Level,
 }
 
 /// Per-plane pools.
@@ -89,6 +115,7 @@ impl BlockInfo {
             inflight: 0,
             erase_count: 0,
             last_write: SimTime::ZERO,
+            level: Level::Normal,
         }
     }
 }

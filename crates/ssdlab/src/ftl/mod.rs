@@ -72,7 +72,7 @@ impl Ftl {
     /// Whether `stream` can get a page on `plane` now.
     pub fn can_alloc(&self, plane: PlaneId, stream: Stream) -> bool {
         let p = &self.planes[plane.0 as usize];
-        let active = p.active[stream as usize];
+        let active = p.active[stream.index()];
         if active != NONE && self.blocks[active as usize].write_ptr < self.geo.pages_per_block {
             return true;
         }
@@ -88,11 +88,12 @@ impl Ftl {
         }
         let ppb = self.geo.pages_per_block;
         let p = &mut self.planes[plane.0 as usize];
-        let mut active = p.active[stream as usize];
+        let mut active = p.active[stream.index()];
         if active == NONE || self.blocks[active as usize].write_ptr >= ppb {
             let Reverse((_, b)) = p.free.pop().expect("can_alloc checked the pool");
-            p.active[stream as usize] = b;
+            p.active[stream.index()] = b;
             self.blocks[b as usize].state = BlockState::Active;
+            self.blocks[b as usize].level = stream.level;
             active = b;
         }
         let blk = &mut self.blocks[active as usize];
@@ -101,7 +102,7 @@ impl Ftl {
         blk.inflight += 1;
         blk.last_write = now;
         if blk.write_ptr == ppb {
-            p.active[stream as usize] = NONE;
+            p.active[stream.index()] = NONE;
         }
         Some(ppn)
     }
@@ -147,6 +148,16 @@ impl Ftl {
         if self.map.ppn(lpn) == src.0 {
             let old = self.map.remap(lpn, dst.0);
             self.invalidate(old);
+            self.blocks[self.geo.block_of(dst).0 as usize].valid += 1;
+        }
+    }
+
+    /// A never-written page (pre-existing data, version 0) was programmed into `dst` by a
+    /// migration: it becomes the mapping if the page is still unwritten.
+    pub fn commit_materialize(&mut self, dst: Ppn, lpn: u32) {
+        self.settle(dst, 0);
+        if self.map.ppn(lpn) == NONE && self.map.newest(lpn) == 0 {
+            self.map.remap(lpn, dst.0);
             self.blocks[self.geo.block_of(dst).0 as usize].valid += 1;
         }
     }
@@ -223,29 +234,29 @@ mod tests {
         let plane = PlaneId(0);
         let ppb = f.geo.pages_per_block;
         let mut written = 0;
-        while let Some(p) = f.alloc(plane, Stream::User, SimTime(0)) {
+        while let Some(p) = f.alloc(plane, Stream::USER, SimTime(0)) {
             f.commit_write(p, written % 100, written / 100 + 1);
             written += 1;
         }
         assert_eq!(written, (f.geo.blocks_per_plane - 1) * ppb);
-        assert!(f.can_alloc(plane, Stream::Gc));
+        assert!(f.can_alloc(plane, Stream::GC));
     }
 
     #[test]
     fn overwrite_invalidates_and_gc_moves_keep_mapping() {
         let mut f = tiny();
         let plane = PlaneId(0);
-        let a = f.alloc(plane, Stream::User, SimTime(0)).unwrap();
+        let a = f.alloc(plane, Stream::USER, SimTime(0)).unwrap();
         f.commit_write(a, 7, 1);
-        let b = f.alloc(plane, Stream::User, SimTime(0)).unwrap();
+        let b = f.alloc(plane, Stream::USER, SimTime(0)).unwrap();
         f.commit_write(b, 7, 2);
         assert_eq!(f.map.ppn(7), b.0);
         assert_eq!(f.blocks[0].valid, 1);
         // An older version finishing late does not win.
-        let c = f.alloc(plane, Stream::User, SimTime(0)).unwrap();
+        let c = f.alloc(plane, Stream::USER, SimTime(0)).unwrap();
         f.commit_write(c, 7, 1);
         assert_eq!(f.map.ppn(7), b.0);
-        let d = f.alloc(plane, Stream::Gc, SimTime(0)).unwrap();
+        let d = f.alloc(plane, Stream::GC, SimTime(0)).unwrap();
         f.commit_move(b, d, 7);
         assert_eq!(f.map.ppn(7), d.0);
         assert_eq!(f.map.held(d.0), 2);

@@ -5,7 +5,7 @@
 use super::blocks::Stream;
 use super::Ftl;
 use crate::config::{FillPattern, PreconditionConfig};
-use crate::flash::PlaneId;
+use crate::flash::{Level, PlaneId};
 use crate::time::SimTime;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -30,6 +30,7 @@ impl Ftl {
         &mut self,
         p: &PreconditionConfig,
         rng: &mut ChaCha8Rng,
+        level: Level,
     ) -> Result<u64, PreconditionError> {
         let l = u64::from(self.map.logical_pages());
         let n = ((p.fill * l as f64).floor() as u64).min(l);
@@ -43,27 +44,52 @@ impl Ftl {
         let perm =
             |i: u64| ((u128::from(a) * u128::from(i) + u128::from(b)) % u128::from(l)) as u32;
         for i in 0..n {
-            self.instant_write(perm(i))?;
+            self.instant_write(perm(i), level)?;
         }
         let mut written = n;
         if p.pattern == FillPattern::Random {
             let extra = (p.overwrite * n as f64).round() as u64;
             for _ in 0..extra {
-                self.instant_write(perm(rng.random_range(0..n)))?;
+                self.instant_write(perm(rng.random_range(0..n)), level)?;
             }
             written += extra;
         }
         Ok(written)
     }
 
-    fn instant_write(&mut self, lpn: u32) -> Result<(), PreconditionError> {
+    /// Opens an active block for each of `streams` on every plane that has none, then cleans
+    /// instantly until every plane is above its GC threshold again: the steady state of a drive
+    /// that has been writing with these streams, so opening them is not charged to the run.
+    ///
+    /// # Errors
+    /// [`PreconditionError`] if a plane cannot be cleaned.
+    pub fn open_streams(&mut self, streams: &[Stream]) -> Result<(), PreconditionError> {
+        for plane in (0..self.geo.planes()).map(PlaneId) {
+            for &stream in streams {
+                let p = &self.planes[plane.0 as usize];
+                if p.active[stream.index()] == crate::ftl::mapping::NONE && p.free_blocks() > 1 {
+                    let std::cmp::Reverse((_, b)) =
+                        self.planes[plane.0 as usize].free.pop().expect("checked");
+                    self.planes[plane.0 as usize].active[stream.index()] = b;
+                    self.blocks[b as usize].state = crate::ftl::blocks::BlockState::Active;
+                    self.blocks[b as usize].level = stream.level;
+                }
+            }
+            while self.needs_gc(plane) {
+                self.instant_gc(plane)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn instant_write(&mut self, lpn: u32, level: Level) -> Result<(), PreconditionError> {
         let plane = self.home_plane(lpn);
         let version = self.map.next_version(lpn);
-        let ppn = match self.alloc(plane, Stream::User, SimTime::ZERO) {
+        let ppn = match self.alloc(plane, Stream::user(level), SimTime::ZERO) {
             Some(p) => p,
             None => {
                 self.instant_gc(plane)?;
-                self.alloc(plane, Stream::User, SimTime::ZERO)
+                self.alloc(plane, Stream::user(level), SimTime::ZERO)
                     .ok_or(PreconditionError { plane: plane.0 })?
             }
         };
@@ -79,9 +105,10 @@ impl Ftl {
             .claim_victim(plane, SimTime::ZERO)
             .ok_or(PreconditionError { plane: plane.0 })?;
         let moves: Vec<_> = self.valid_pages(victim).collect();
+        let stream = Stream::gc(self.blocks[victim.0 as usize].level);
         for (src, lpn) in moves {
             let dst = self
-                .alloc(plane, Stream::Gc, SimTime::ZERO)
+                .alloc(plane, stream, SimTime::ZERO)
                 .ok_or(PreconditionError { plane: plane.0 })?;
             self.commit_move(src, dst, lpn);
         }
@@ -130,7 +157,8 @@ mod tests {
             .unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let mut f = Ftl::new(&cfg, rng.clone()).unwrap();
-        f.precondition(&cfg.precondition, &mut rng).unwrap();
+        f.precondition(&cfg.precondition, &mut rng, Level::Normal)
+            .unwrap();
         let l = f.map.logical_pages();
         let mapped = (0..l).filter(|&x| f.map.ppn(x) != NONE).count() as u32;
         assert_eq!(mapped, (0.9 * f64::from(l)).floor() as u32);

@@ -3,7 +3,8 @@
 mod summary;
 
 pub use summary::{
-    summary_gc, summary_pe, summary_perf, summary_wear, LatencySummary, PeSummary, Summary,
+    summary_buffer, summary_gc, summary_pe, summary_perf, summary_voltage, summary_wear,
+    BufferSummary, LatencySummary, PeSummary, Summary, VoltageSummary,
 };
 
 use crate::sched::{Cause, OpClass, OpKind};
@@ -39,6 +40,34 @@ pub struct PeMetrics {
     pub wait_max_ns: u64,
     /// Read pages that found their die running a program or erase.
     pub reads_found_running: u64,
+}
+
+/// Device buffer accounting.
+#[derive(Debug, Clone, Default)]
+pub struct BufferMetrics {
+    /// Host read pages served by the buffer.
+    pub read_hits: u64,
+    /// Host write pages that updated a cached page.
+    pub write_hits: u64,
+    /// Evictions: `[clean, dirty]`.
+    pub evictions: [u64; 2],
+    /// Evicted pages by hotness: `[read-hot, write-hot, mixed]`.
+    pub classes: [u64; 3],
+    /// Clean read-hot pages reprogrammed at the high level (HIRE).
+    pub rewrites: u64,
+}
+
+/// Accounting by threshold-voltage level (`[low, normal, high]`).
+#[derive(Debug, Clone, Default)]
+pub struct LevelMetrics {
+    /// Page programs (all causes).
+    pub programs: [u64; 3],
+    /// Block erases, by the level the block was programmed at.
+    pub erases: [u64; 3],
+    /// Host read pages served by flash.
+    pub read_pages: [u64; 3],
+    /// Their summed latency (queued → done), ns.
+    pub read_ns: [u64; 3],
 }
 
 /// Everything measured during a run (preconditioning excluded).
@@ -78,6 +107,10 @@ pub struct Metrics {
     pub multi_plane_ops: u64,
     /// Program/erase and suspension accounting.
     pub pe: PeMetrics,
+    /// Device buffer.
+    pub buffer: BufferMetrics,
+    /// By threshold-voltage level.
+    pub levels: LevelMetrics,
     /// Time with no host request outstanding, between the first arrival and the last completion, ns.
     pub idle_ns: u64,
     /// Requests the host had to hold back because the write queue was full.
@@ -115,6 +148,8 @@ impl Default for Metrics {
             gc_pages_moved: 0,
             multi_plane_ops: 0,
             pe: PeMetrics::default(),
+            buffer: BufferMetrics::default(),
+            levels: LevelMetrics::default(),
             idle_ns: 0,
             host_stalls: 0,
             latency_sum_ns: [0; 3],

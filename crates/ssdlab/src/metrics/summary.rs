@@ -182,6 +182,10 @@ pub struct Summary {
     pub pe: PeSummary,
     /// % of the simulated span (first arrival → last completion) with no request outstanding.
     pub idle_pct: f64,
+    /// Device buffer (zeros without one).
+    pub buffer: BufferSummary,
+    /// Threshold-voltage levels and wear (hire.txt).
+    pub voltage: VoltageSummary,
     /// Per-scheme metrics (empty for the baseline).
     pub scheme_metrics: BTreeMap<String, f64>,
     /// What the trace reader skipped or adjusted (absent for synthetic workloads).
@@ -352,6 +356,104 @@ pub fn summary_pe(m: &super::PeMetrics) -> PeSummary {
         program_suspension_wait_us: mean_us(m.wait_ns[0], m.reads_waited[0]),
         erase_suspension_wait_us: mean_us(m.wait_ns[1], m.reads_waited[1]),
         suspension_wait_max_us: round6(m.wait_max_ns as f64 / 1e3),
+    }
+}
+
+/// Device buffer statistics.
+#[derive(Debug, Clone, Serialize)]
+pub struct BufferSummary {
+    /// Host read pages served by the buffer.
+    pub read_hits: u64,
+    /// As % of host read pages.
+    pub read_hit_pct: f64,
+    /// Host write pages that updated a cached page.
+    pub write_hits: u64,
+    /// Clean pages evicted.
+    pub evictions_clean: u64,
+    /// Dirty pages evicted (each one flash program).
+    pub evictions_dirty: u64,
+    /// Evicted pages classed read-hot, write-hot and mixed.
+    pub evicted_by_class: BTreeMap<&'static str, u64>,
+    /// Clean read-hot pages reprogrammed at the high level (HIRE).
+    pub rewrites: u64,
+}
+
+/// Threshold-voltage levels and wear.
+#[derive(Debug, Clone, Serialize)]
+pub struct VoltageSummary {
+    /// Page programs by level.
+    pub programs: BTreeMap<&'static str, u64>,
+    /// Share of programmed pages by level, %.
+    pub program_share_pct: BTreeMap<&'static str, f64>,
+    /// Host read pages served by flash, by the level of the page.
+    pub read_pages: BTreeMap<&'static str, u64>,
+    /// Their mean latency (queued on the die → done), µs.
+    pub read_us: BTreeMap<&'static str, f64>,
+    /// Block erases by the level the block was programmed at.
+    pub erases: BTreeMap<&'static str, u64>,
+    /// Wear weight of one erase by level: sum of the level's state voltages over the normal
+    /// level's (hire.txt §2.1: wear is proportional to the threshold voltages).
+    pub weight_per_erase: BTreeMap<&'static str, f64>,
+    /// Total wearing weight of the run's erases.
+    pub wearing_weight: f64,
+}
+
+/// Buffer part of the summary.
+pub fn summary_buffer(m: &super::BufferMetrics, host_read_pages: u64) -> BufferSummary {
+    BufferSummary {
+        read_hits: m.read_hits,
+        read_hit_pct: ratio_pct(m.read_hits, host_read_pages),
+        write_hits: m.write_hits,
+        evictions_clean: m.evictions[0],
+        evictions_dirty: m.evictions[1],
+        evicted_by_class: [
+            ("read_hot", m.classes[0]),
+            ("write_hot", m.classes[1]),
+            ("mixed", m.classes[2]),
+        ]
+        .into_iter()
+        .collect(),
+        rewrites: m.rewrites,
+    }
+}
+
+/// Voltage part of the summary; `weights` are the per-erase wear weights (low, normal, high).
+pub fn summary_voltage(m: &super::LevelMetrics, weights: [f64; 3]) -> VoltageSummary {
+    use crate::flash::Level;
+    let by = |a: &[u64; 3]| {
+        Level::ALL
+            .iter()
+            .map(|l| (l.name(), a[*l as usize]))
+            .collect()
+    };
+    let total: u64 = m.programs.iter().sum();
+    VoltageSummary {
+        programs: by(&m.programs),
+        program_share_pct: Level::ALL
+            .iter()
+            .map(|l| (l.name(), ratio_pct(m.programs[*l as usize], total)))
+            .collect(),
+        read_pages: by(&m.read_pages),
+        read_us: Level::ALL
+            .iter()
+            .map(|l| {
+                (
+                    l.name(),
+                    mean_us(m.read_ns[*l as usize], m.read_pages[*l as usize]),
+                )
+            })
+            .collect(),
+        erases: by(&m.erases),
+        weight_per_erase: Level::ALL
+            .iter()
+            .map(|l| (l.name(), round6(weights[*l as usize])))
+            .collect(),
+        wearing_weight: round6(
+            Level::ALL
+                .iter()
+                .map(|l| m.erases[*l as usize] as f64 * weights[*l as usize])
+                .sum(),
+        ),
     }
 }
 

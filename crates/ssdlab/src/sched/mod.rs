@@ -24,16 +24,19 @@ pub enum Cause {
     User,
     /// Garbage collection.
     Gc,
+    /// Moving data to where a scheme wants it (e.g. HIRE's rewrite of read-hot pages).
+    Migration,
 }
 
 impl Cause {
     /// All causes, in report order.
-    pub const ALL: [Cause; 2] = [Cause::User, Cause::Gc];
+    pub const ALL: [Cause; 3] = [Cause::User, Cause::Gc, Cause::Migration];
     /// Name used in reports.
     pub fn name(self) -> &'static str {
         match self {
             Cause::User => "user",
             Cause::Gc => "gc",
+            Cause::Migration => "migration",
         }
     }
 }
@@ -49,17 +52,20 @@ pub enum OpClass {
     Gc = 2,
     /// Block erases.
     Erase = 3,
+    /// Migration reads and programs.
+    Migration = 4,
 }
 
 impl OpClass {
     /// Number of classes.
-    pub const COUNT: usize = 4;
+    pub const COUNT: usize = 5;
     /// All classes, in report order.
-    pub const ALL: [OpClass; 4] = [
+    pub const ALL: [OpClass; 5] = [
         OpClass::UserRead,
         OpClass::UserProgram,
         OpClass::Gc,
         OpClass::Erase,
+        OpClass::Migration,
     ];
     /// The class of an operation.
     pub fn of(kind: OpKind, cause: Cause) -> OpClass {
@@ -68,6 +74,7 @@ impl OpClass {
             (OpKind::Read, Cause::User) => OpClass::UserRead,
             (OpKind::Program, Cause::User) => OpClass::UserProgram,
             (_, Cause::Gc) => OpClass::Gc,
+            (_, Cause::Migration) => OpClass::Migration,
         }
     }
     /// Name used in `read_wait_us`.
@@ -77,6 +84,7 @@ impl OpClass {
             OpClass::UserProgram => "user_program",
             OpClass::Gc => "gc",
             OpClass::Erase => "erase",
+            OpClass::Migration => "migration",
         }
     }
     /// True for programs and erases: the work a read is "blocked" behind.

@@ -187,6 +187,8 @@ mod tests {
             erase_verify_ns: 8_000,
             voltage_reset_ns: 4_000,
             buffer_reload_ns: 3_000,
+            level_read_ns: [10_000; 3],
+            level_transfer_ns: [20_000; 3],
         }
     }
 

@@ -1,7 +1,7 @@
 //! Dispatching: picking the next operation of an idle die, forming multi-plane gangs, and
 //! starting the operation.
 
-use super::Simulation;
+use super::{Op, Simulation};
 use crate::config::Allocation;
 use crate::flash::{DieState, PlaneId, Ppn};
 use crate::ftl::blocks::Stream;
@@ -30,10 +30,12 @@ impl Simulation<'_> {
         }
     }
 
-    pub(super) fn stream_of(cause: Cause) -> Stream {
-        match cause {
-            Cause::User => Stream::User,
-            Cause::Gc => Stream::Gc,
+    /// The write stream of a program: host and migration data at its level, GC keeping the
+    /// level of the block it moves from.
+    pub(super) fn stream_of(op: &Op) -> Stream {
+        match op.cause {
+            Cause::User | Cause::Migration => Stream::user(op.level),
+            Cause::Gc => Stream::gc(op.level),
         }
     }
 
@@ -47,14 +49,15 @@ impl Simulation<'_> {
         let Some(&(_, id)) = self.dies[die].queues.writes.front() else {
             return;
         };
+        let stream = Self::stream_of(&self.ops[id as usize]);
         if self
             .ftl
-            .can_alloc(PlaneId(self.ops[id as usize].plane), Stream::User)
+            .can_alloc(PlaneId(self.ops[id as usize].plane), stream)
         {
             return;
         }
         let ppd = self.geo.planes_per_die;
-        let usable = |p: u32| self.ftl.can_alloc(PlaneId(p), Stream::User);
+        let usable = |p: u32| self.ftl.can_alloc(PlaneId(p), stream);
         let same_die = (die as u32 * ppd..(die as u32 + 1) * ppd).find(|&p| usable(p));
         let target = same_die.or_else(|| {
             (0..self.geo.planes())
@@ -79,9 +82,7 @@ impl Simulation<'_> {
     fn program_ready(&self, die: usize, id: u32) -> bool {
         let op = &self.ops[id as usize];
         self.dies[die].cache_op == NONE
-            && self
-                .ftl
-                .can_alloc(PlaneId(op.plane), Self::stream_of(op.cause))
+            && self.ftl.can_alloc(PlaneId(op.plane), Self::stream_of(op))
     }
 
     /// Starts the next operation on an idle die, as the scheduling policy picks it.
@@ -235,7 +236,8 @@ impl Simulation<'_> {
         while id != NONE {
             let op = &mut self.ops[id as usize];
             op.started = now;
-            let (kind, cause, plane, next) = (op.kind, op.cause, op.plane, op.next);
+            let (kind, cause, plane, next, stream) =
+                (op.kind, op.cause, op.plane, op.next, Self::stream_of(op));
             if kind == OpKind::Read && cause == Cause::User {
                 for c in OpClass::ALL {
                     self.metrics.read_wait_ns[c as usize] +=
@@ -245,7 +247,7 @@ impl Simulation<'_> {
             if kind == OpKind::Program {
                 let ppn = self
                     .ftl
-                    .alloc(PlaneId(plane), Self::stream_of(cause), now)
+                    .alloc(PlaneId(plane), stream, now)
                     .expect("dispatch checked that the stream can allocate");
                 self.ops[id as usize].ppn = ppn.0;
             }
@@ -260,7 +262,14 @@ impl Simulation<'_> {
         self.dies[die].occupy(leader, OpClass::of(kind, cause), now);
         let t = self.timing;
         match kind {
-            OpKind::Read => self.start_array(die, t.command_ns + t.read_ns),
+            OpKind::Read => {
+                let sense = self
+                    .gang(leader)
+                    .map(|m| t.level_read_ns[self.ops[m as usize].level as usize])
+                    .max()
+                    .unwrap_or(t.read_ns);
+                self.start_array(die, t.command_ns + sense)
+            }
             OpKind::Program if transfer => self.request_bus(die, false),
             OpKind::Program | OpKind::Erase => self.start_pe_array(die),
         }

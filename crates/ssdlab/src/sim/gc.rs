@@ -23,11 +23,13 @@ impl Simulation<'_> {
         let moves: Vec<_> = self.ftl.valid_pages(victim).collect();
         let die = self.geo.die_of_plane(PlaneId(plane)).0 as usize;
         let copyback = self.cfg.flash.copyback;
+        let level = self.ftl.blocks[victim.0 as usize].level;
         for (ppn, lpn) in moves {
             let mut op = self.blank_op(OpKind::Read, Cause::Gc, plane);
             op.ppn = ppn.0;
             op.lpn = lpn;
             op.transfer = !copyback;
+            op.level = level;
             let id = self.new_op(op);
             self.enqueue(die, QueueKind::Internal, id);
             self.gc_jobs[plane as usize].pending_moves += 1;
@@ -44,6 +46,7 @@ impl Simulation<'_> {
         op.src = read.ppn;
         op.lpn = read.lpn;
         op.transfer = read.transfer;
+        op.level = read.level;
         let die = op.die as usize;
         let id = self.new_op(op);
         self.enqueue(die, QueueKind::Internal, id);
@@ -71,6 +74,8 @@ impl Simulation<'_> {
         if self.opts.verify {
             verify::check_erasable(&self.ftl, BlockId(job.block))?;
         }
+        let level = self.ftl.blocks[job.block as usize].level;
+        self.metrics.levels.erases[level as usize] += 1;
         self.ftl.erase(BlockId(job.block));
         self.metrics.gc_time_ns += self.now.since(job.started);
         self.start_gc(plane);

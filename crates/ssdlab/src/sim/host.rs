@@ -127,7 +127,7 @@ impl Simulation<'_> {
             let die = if read {
                 self.read_page(req, lpn)
             } else {
-                Some(self.write_page(req, lpn))
+                self.write_page(req, lpn)
             };
             if let Some(d) = die.filter(|d| !touched.contains(d)) {
                 touched.push(d);
@@ -173,6 +173,7 @@ impl Simulation<'_> {
             bus_wait_ns: 0,
             next: NONE,
             pages: 1,
+            level: crate::flash::Level::Normal,
             queued_at: SimTime::ZERO,
         }
     }
@@ -180,6 +181,9 @@ impl Simulation<'_> {
     /// Queues a read page; returns its die, or `None` if it was served without flash.
     fn read_page(&mut self, req: u32, lpn: u32) -> Option<usize> {
         self.metrics.read_pages += 1;
+        if self.buffer_read_hit(req, lpn) {
+            return None;
+        }
         if self.pending_writes.contains_key(&lpn) {
             // The controller still holds the data of a write in flight: no flash read.
             self.metrics.read_pages_from_write_buffer += 1;
@@ -197,6 +201,11 @@ impl Simulation<'_> {
         op.ppn = ppn;
         op.req = req;
         op.version = self.ftl.map.newest(lpn);
+        op.level = if ppn == NONE {
+            self.fill_level
+        } else {
+            self.ftl.blocks[self.geo.block_of(crate::flash::Ppn(ppn)).0 as usize].level
+        };
         if ppn != NONE && self.opts.verify {
             op.erase_epoch =
                 self.ftl.blocks[self.geo.block_of(crate::flash::Ppn(ppn)).0 as usize].erase_count;
@@ -231,9 +240,27 @@ impl Simulation<'_> {
     }
 
     /// Queues a write page; returns its die.
-    fn write_page(&mut self, req: u32, lpn: u32) -> usize {
+    /// A host write of one page: into the device buffer if there is one (flushing what it
+    /// evicts), else straight to flash. Returns the die it queued work on, if any.
+    fn write_page(&mut self, req: u32, lpn: u32) -> Option<usize> {
         self.metrics.write_pages += 1;
         let version = self.ftl.map.next_version(lpn);
+        if self.buffer.is_some() {
+            return self.buffer_write(req, lpn);
+        }
+        let level = self.level_for(None);
+        Some(self.flash_write(req, lpn, version, level))
+    }
+
+    /// Queues the flash program of `version` of `lpn` at `level`; `req` (or `NONE`) completes
+    /// when it is done. Returns its die.
+    pub(super) fn flash_write(
+        &mut self,
+        req: u32,
+        lpn: u32,
+        version: u32,
+        level: crate::flash::Level,
+    ) -> usize {
         *self.pending_writes.entry(lpn).or_insert(0) += 1;
         self.host.outstanding_write_pages += 1;
         let view = AllocView {
@@ -247,6 +274,7 @@ impl Simulation<'_> {
         op.lpn = lpn;
         op.version = version;
         op.req = req;
+        op.level = level;
         let die = op.die as usize;
         let id = self.new_op(op);
         self.enqueue(die, QueueKind::Write, id);
@@ -282,7 +310,9 @@ impl Simulation<'_> {
             }
         }
         self.host.outstanding_write_pages -= 1;
-        self.page_done(req);
+        if req != NONE {
+            self.page_done(req);
+        }
         if self.host.stalled && !self.write_queue_full() {
             self.host.stalled = false;
             self.issue_next()?;

@@ -3,6 +3,7 @@
 //! Components hold no pointers to each other; handlers in this module (split by concern into
 //! `host`, `die` and `gc`) read and update them and push new events.
 
+mod buffered;
 mod die;
 mod gc;
 mod host;
@@ -73,6 +74,8 @@ enum Event {
     BusDone { ch: u32 },
     /// A program or erase reaches the point where it yields to reads.
     SuspendPoint { die: u32, generation: u32 },
+    /// A page served by the device buffer is done (after the DRAM access).
+    PageDone { req: u32 },
 }
 
 /// A flash operation, queued on or running on a die.
@@ -103,6 +106,8 @@ struct Op {
     pages: u32,
     /// When it entered its die queue.
     queued_at: SimTime,
+    /// Threshold-voltage level: of the page read, or to program with.
+    level: crate::flash::Level,
 }
 
 /// A host request in flight.
@@ -162,6 +167,10 @@ pub struct Simulation<'w> {
     /// Per die: the phased program/erase in progress or suspended (suspension on only).
     pe: Vec<Option<suspend::PeState>>,
     ipc_rng: rand_chacha::ChaCha8Rng,
+    /// The device DRAM buffer, if configured.
+    buffer: Option<crate::buffer::LruBuffer>,
+    /// Level of data written before the trace (preconditioning, never-written pages).
+    fill_level: crate::flash::Level,
     pending_writes: FxHashMap<u32, u32>,
     /// Scratch list of dies a request queued work on.
     touched_dies: Vec<usize>,
@@ -187,9 +196,31 @@ impl<'w> Simulation<'w> {
         let geo = Geometry::new(&cfg.geometry);
         let started = Instant::now();
         let mut ftl = Ftl::new(cfg, rngs.stream("gc-victim"))?;
-        ftl.precondition(&cfg.precondition, &mut rngs.stream("precondition"))?;
+        // The drive was formatted under the same voltage controller: HVC/LVC data sits at their
+        // level, baseline and HIRE data at the normal one.
+        let fill_level = match cfg.voltage.policy {
+            crate::config::VoltagePolicy::Hvc => crate::flash::Level::High,
+            crate::config::VoltagePolicy::Lvc => crate::flash::Level::Low,
+            _ => crate::flash::Level::Normal,
+        };
+        if ftl.precondition(
+            &cfg.precondition,
+            &mut rngs.stream("precondition"),
+            fill_level,
+        )? > 0
+        {
+            let levels: &[crate::flash::Level] = match cfg.voltage.policy {
+                crate::config::VoltagePolicy::Hire => &crate::flash::Level::ALL,
+                _ => std::slice::from_ref(&fill_level),
+            };
+            let streams: Vec<_> = levels
+                .iter()
+                .map(|&l| crate::ftl::blocks::Stream::user(l))
+                .collect();
+            ftl.open_streams(&streams)?;
+        }
         let sim = Simulation {
-            timing: Timing::new(&cfg.flash),
+            timing: Timing::new(&cfg.flash, &cfg.voltage),
             now: SimTime::ZERO,
             events: EventQueue::default(),
             events_handled: 0,
@@ -204,6 +235,9 @@ impl<'w> Simulation<'w> {
             gc_jobs: vec![GcJob::default(); geo.planes() as usize],
             pe: (0..geo.dies()).map(|_| None).collect(),
             ipc_rng: rngs.stream("ipc-redo"),
+            buffer: (cfg.buffer.device_pages > 0)
+                .then(|| crate::buffer::LruBuffer::new(cfg.buffer.device_pages)),
+            fill_level,
             pending_writes: FxHashMap::default(),
             touched_dies: Vec::new(),
             seq: 0,
@@ -218,7 +252,7 @@ impl<'w> Simulation<'w> {
             ftl,
         };
         if opts.verify {
-            verify::check_ftl(&sim.ftl, &sim.pending_writes)?;
+            verify::check_ftl(&sim.ftl, &|_| false)?;
         }
         Ok(sim)
     }
@@ -249,6 +283,7 @@ impl<'w> Simulation<'w> {
                     }
                 }
                 Event::BusDone { ch } => self.on_bus_done(ch)?,
+                Event::PageDone { req } => self.page_done(req),
                 Event::SuspendPoint { die, generation } => {
                     if self.dies[die as usize].generation == generation {
                         self.on_suspend_point(die as usize);
@@ -268,7 +303,11 @@ impl<'w> Simulation<'w> {
             });
         }
         if self.opts.verify {
-            verify::check_ftl(&self.ftl, &self.pending_writes)?;
+            let (pending, buffer) = (&self.pending_writes, &self.buffer);
+            let newer = |lpn: u32| {
+                pending.contains_key(&lpn) || buffer.as_ref().is_some_and(|b| b.is_dirty(lpn))
+            };
+            verify::check_ftl(&self.ftl, &newer)?;
         }
         Ok(self.summary(started.elapsed().as_secs_f64()))
     }
@@ -279,6 +318,14 @@ impl<'w> Simulation<'w> {
 
     fn closed_loop(&self) -> bool {
         self.cfg.host.mode == HostMode::Closed
+    }
+
+    /// Wear weight of one erase per level: the level's summed state voltages over the normal's.
+    fn wear_weights(&self) -> [f64; 3] {
+        let v = &self.cfg.voltage;
+        let sum = |x: &Vec<f64>| x.iter().sum::<f64>();
+        let normal = sum(&v.normal_volts);
+        [sum(&v.low_volts) / normal, 1.0, sum(&v.high_volts) / normal]
     }
 
     fn summary(&self, wall_s: f64) -> Summary {
@@ -322,6 +369,8 @@ impl<'w> Simulation<'w> {
             wear: crate::metrics::summary_wear(&erases),
             host_stalls: m.host_stalls,
             pe: crate::metrics::summary_pe(&m.pe),
+            buffer: crate::metrics::summary_buffer(&m.buffer, m.read_pages),
+            voltage: crate::metrics::summary_voltage(&m.levels, self.wear_weights()),
             idle_pct: if m.end_ns == 0 {
                 0.0
             } else {

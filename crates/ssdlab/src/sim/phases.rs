@@ -51,7 +51,14 @@ impl Simulation<'_> {
             op.bus_wait_ns += waited;
             m = op.next;
         }
-        let duration = u64::from(self.ops[leader as usize].pages) * self.timing.transfer_ns;
+        let t = self.timing;
+        let duration = if self.ops[leader as usize].kind == OpKind::Read {
+            self.gang(leader)
+                .map(|m| t.level_transfer_ns[self.ops[m as usize].level as usize])
+                .sum()
+        } else {
+            u64::from(self.ops[leader as usize].pages) * t.transfer_ns
+        };
         let c = &mut self.channels[ch];
         c.current = Some((DieId(die as u32), cache));
         c.busy_ns += duration;
@@ -146,12 +153,29 @@ impl Simulation<'_> {
                     verify::check_read(&self.ftl, op.lpn, op.ppn, op.version, op.erase_epoch)?;
                 }
                 let total = self.now.since(op.started);
+                let lv = &mut self.metrics.levels;
+                lv.read_pages[op.level as usize] += 1;
+                lv.read_ns[op.level as usize] += self.now.since(op.queued_at);
+                self.buffer_fill(op.lpn);
                 self.metrics.read_pages_flash += 1;
                 self.metrics.read_bus_wait_ns += op.bus_wait_ns;
                 self.metrics.read_service_ns += total - op.bus_wait_ns;
                 self.page_done(op.req);
             }
+            (OpKind::Program, Cause::Migration) => {
+                self.metrics.levels.programs[op.level as usize] += 1;
+                if op.src == NONE {
+                    self.ftl.commit_materialize(Ppn(op.ppn), op.lpn);
+                } else {
+                    self.ftl.commit_move(Ppn(op.src), Ppn(op.ppn), op.lpn);
+                    self.start_gc(self.geo.plane_of(Ppn(op.src)).0);
+                }
+            }
+            (OpKind::Read, Cause::Migration) => {
+                unreachable!("migrations program data already in DRAM")
+            }
             (OpKind::Program, Cause::User) => {
+                self.metrics.levels.programs[op.level as usize] += 1;
                 let old = self.ftl.commit_write(Ppn(op.ppn), op.lpn, op.version);
                 // The block just settled and the overwritten page's block may now be victims
                 // for a plane that is waiting for GC.
@@ -164,6 +188,7 @@ impl Simulation<'_> {
             (OpKind::Read, Cause::Gc) => self.gc_read_done(op),
             (OpKind::Program, Cause::Gc) => {
                 self.ftl.commit_move(Ppn(op.src), Ppn(op.ppn), op.lpn);
+                self.metrics.levels.programs[op.level as usize] += 1;
                 self.metrics.gc_pages_moved += 1;
                 self.gc_move_done(op.plane);
             }

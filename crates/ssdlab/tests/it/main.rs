@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod determinism;
+mod hire;
 mod invariants;
 mod md1;
 mod suspension;

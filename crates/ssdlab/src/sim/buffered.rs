@@ -1,0 +1,122 @@
+//! The device buffer on the host path and the threshold-voltage level of every program
+//! (hire.txt): hits served from DRAM, evictions classified and flushed, levels chosen by policy.
+
+use super::{Event, Simulation};
+use crate::buffer::{Evicted, Hotness};
+use crate::config::VoltagePolicy;
+use crate::flash::{Level, Ppn};
+use crate::ftl::alloc::AllocView;
+use crate::ftl::mapping::NONE;
+use crate::sched::{Cause, OpKind, QueueKind};
+
+impl Simulation<'_> {
+    /// The level a page is programmed with, given its hotness class when it left the buffer.
+    pub(super) fn level_for(&self, class: Option<Hotness>) -> Level {
+        match (self.cfg.voltage.policy, class) {
+            (VoltagePolicy::Baseline, _) => Level::Normal,
+            (VoltagePolicy::Hvc, _) => Level::High,
+            (VoltagePolicy::Lvc, _) => Level::Low,
+            (VoltagePolicy::Hire, Some(Hotness::ReadHot)) => Level::High,
+            (VoltagePolicy::Hire, Some(Hotness::WriteHot)) => Level::Low,
+            (VoltagePolicy::Hire, _) => Level::Normal,
+        }
+    }
+
+    fn complete_from_dram(&mut self, req: u32) {
+        let at = self.now + self.cfg.buffer.dram_ns_per_page;
+        self.schedule(at, Event::PageDone { req });
+    }
+
+    /// A host read that hits the buffer is served from DRAM.
+    pub(super) fn buffer_read_hit(&mut self, req: u32, lpn: u32) -> bool {
+        let hit = self.buffer.as_mut().is_some_and(|b| b.touch(lpn, false));
+        if hit {
+            self.metrics.buffer.read_hits += 1;
+            self.complete_from_dram(req);
+        }
+        hit
+    }
+
+    /// A page read from flash for the host enters the buffer (clean).
+    pub(super) fn buffer_fill(&mut self, lpn: u32) {
+        let Some(b) = self.buffer.as_mut() else {
+            return;
+        };
+        if b.touch(lpn, false) {
+            return;
+        }
+        if let Some(e) = b.insert(lpn, false) {
+            if let Some(die) = self.evicted(e, NONE) {
+                self.try_dispatch(die);
+            }
+        }
+    }
+
+    /// A host write into the buffer. It completes at DRAM speed unless it evicts a dirty page,
+    /// in which case it waits for that page's program (the buffer has no room until then).
+    pub(super) fn buffer_write(&mut self, req: u32, lpn: u32) -> Option<usize> {
+        let b = self.buffer.as_mut().expect("buffer configured");
+        if b.touch(lpn, true) {
+            self.metrics.buffer.write_hits += 1;
+            self.complete_from_dram(req);
+            return None;
+        }
+        match b.insert(lpn, true) {
+            Some(e) if e.dirty => self.evicted(e, req),
+            Some(e) => {
+                self.complete_from_dram(req);
+                self.evicted(e, NONE)
+            }
+            None => {
+                self.complete_from_dram(req);
+                None
+            }
+        }
+    }
+
+    /// A page left the buffer: classify it; flush it if dirty (completing `req`); rewrite it at
+    /// the high level if it is clean and read-hot under HIRE. Returns the die it queued work on.
+    fn evicted(&mut self, e: Evicted, req: u32) -> Option<usize> {
+        let class = e.hotness(self.cfg.voltage.hot_threshold);
+        self.metrics.buffer.evictions[usize::from(e.dirty)] += 1;
+        self.metrics.buffer.classes[class as usize] += 1;
+        let level = self.level_for(Some(class));
+        if e.dirty {
+            let version = self.ftl.map.newest(e.lpn);
+            return Some(self.flash_write(req, e.lpn, version, level));
+        }
+        let rewrite = self.cfg.voltage.policy == VoltagePolicy::Hire
+            && self.cfg.voltage.rewrite_clean_read_hot
+            && class == Hotness::ReadHot;
+        let ppn = self.ftl.map.ppn(e.lpn);
+        if !rewrite || self.pending_writes.contains_key(&e.lpn) {
+            return None;
+        }
+        // A never-written page holds pre-existing data at the fill level (see `read_page`).
+        let level = if ppn == NONE {
+            self.fill_level
+        } else {
+            self.ftl.blocks[self.geo.block_of(Ppn(ppn)).0 as usize].level
+        };
+        if level == Level::High {
+            return None;
+        }
+        // The data is in DRAM: a program only, at the high level; it moves the page like GC does.
+        let view = AllocView {
+            geo: &self.geo,
+            dies: &self.dies,
+            planes: &self.ftl.planes,
+            gc_threshold: self.ftl.gc_threshold,
+        };
+        let plane = self.place.place(e.lpn, &view).0;
+        let mut op = self.blank_op(OpKind::Program, Cause::Migration, plane);
+        op.lpn = e.lpn;
+        op.src = ppn;
+        op.level = Level::High;
+        self.metrics.buffer.rewrites += 1;
+        let die = op.die as usize;
+        let id = self.new_op(op);
+        self.enqueue(die, QueueKind::Write, id);
+        Some(die)
+    }
+}
