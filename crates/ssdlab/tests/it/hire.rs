@@ -132,8 +132,8 @@ fn voltage_controllers_are_ordered_on_a_real_trace() {
         config(
             "hire",
             &[
-                "geometry.blocks_per_plane=128",
-                "geometry.pages_per_block=16",
+                "geometry.blocks_per_plane=512",
+                "geometry.pages_per_block=8",
                 "buffer.device_pages=1024",
                 "precondition.fill=0.9",
                 "precondition.pattern=random",
