@@ -1,6 +1,6 @@
 //! The human-readable summary printed by `ssdlab run`.
 
-use ssdlab::config::Config;
+use ssdlab::config::{Config, SuspendPolicy, VoltagePolicy};
 use ssdlab::metrics::{LatencySummary, Summary};
 use std::fmt::Write;
 
@@ -47,6 +47,37 @@ pub fn render(s: &Summary, cfg: &Config) -> String {
         "wear: erases per block min {} / mean {:.2} / max {}",
         s.wear.erase_min, s.wear.erase_mean, s.wear.erase_max
     );
+    if cfg.suspend.policy != SuspendPolicy::Off {
+        let p = &s.pe;
+        let _ = writeln!(
+            o,
+            "suspension: {:.2} % of programs and erases suspended; reads waited {:.2} us on average for a suspension point; suspended programs took {:.1} % longer",
+            p.pe_suspended_pct, p.suspension_wait_us, p.suspended_program_increase_pct
+        );
+    }
+    if cfg.buffer.device_pages > 0 {
+        let b = &s.buffer;
+        let _ = writeln!(
+            o,
+            "buffer: {:.2} % of read pages hit, {} write hits, {} clean and {} dirty evictions",
+            b.read_hit_pct, b.write_hits, b.evictions_clean, b.evictions_dirty
+        );
+    }
+    if cfg.voltage.policy != VoltagePolicy::Baseline {
+        let v = &s.voltage;
+        let _ = writeln!(
+            o,
+            "voltage: programs low/normal/high {}/{}/{}; wearing weight {:.2}",
+            v.programs["low"], v.programs["normal"], v.programs["high"], v.wearing_weight
+        );
+    }
+    if let Some(c) = &s.trace {
+        let _ = writeln!(
+            o,
+            "trace: {} lines, {} requests; skipped {} malformed, {} framing, {} zero-size, {} other devices; {} timestamps clamped",
+            c.lines, c.requests, c.skipped_malformed, c.skipped_framing, c.skipped_zero_size, c.filtered_device, c.clamped_timestamps
+        );
+    }
     let _ = writeln!(
         o,
         "sim: {:.3} s simulated, {:.3} s wall, {} events, {:.0} requests/s, {:.0} events/s{}",
