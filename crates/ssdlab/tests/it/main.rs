@@ -3,6 +3,7 @@
 mod bad_input;
 mod determinism;
 mod hire;
+mod host;
 mod invariants;
 mod md1;
 mod suspension;
