@@ -70,11 +70,10 @@ fn bounded_write_queue_stalls_the_host() {
     );
     assert_eq!(free.host_stalls, 0);
     assert!(bounded.host_stalls > 0);
-    // The same host work is done (GC differs with timing); stalled requests count their wait
-    // from their trace arrival.
+    // The same host work is done (GC differs with timing).
     assert_eq!(
         free.flash.by_cause["user"][1],
         bounded.flash.by_cause["user"][1]
     );
-    assert!(bounded.write.mean_us >= free.write.mean_us * 0.99);
+    assert_eq!(free.write.count, bounded.write.count);
 }
