@@ -54,8 +54,18 @@ fn victim(c: &mut Criterion) {
             ..BlockInfo::new()
         })
         .collect();
+    let keys: Vec<u16> = blocks
+        .iter()
+        .map(|b| {
+            if b.valid < 64 {
+                b.valid as u16
+            } else {
+                u16::MAX
+            }
+        })
+        .collect();
     c.bench_function("greedy victim over 2048 blocks", |b| {
-        b.iter(|| Greedy.victim(black_box(&blocks), 64, SimTime(0)));
+        b.iter(|| Greedy.victim(black_box(&blocks), black_box(&keys), 64, SimTime(0)));
     });
 }
 

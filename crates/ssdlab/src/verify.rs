@@ -136,6 +136,17 @@ pub fn check_ftl(ftl: &Ftl, newer_elsewhere: &dyn Fn(u32) -> bool) -> Result<(),
         if valid + invalid + info.inflight + free != ppb {
             return fail(format!("block {b}: valid {valid} + invalid {invalid} + in flight {} + free {free} != {ppb}", info.inflight));
         }
+        let key = if info.state == BlockState::Full && info.valid < ppb {
+            info.valid as u16
+        } else {
+            u16::MAX
+        };
+        if ftl.gc_key(BlockId(b as u32)) != key {
+            return fail(format!(
+                "block {b}: GC key {} but its state and valid count give {key}",
+                ftl.gc_key(BlockId(b as u32))
+            ));
+        }
         if info.state == BlockState::Free && info.write_ptr != 0 {
             return fail(format!(
                 "block {b} is in the free pool but has {} pages written",

@@ -1,7 +1,7 @@
 //! GC victim selection policies.
 
 use crate::config::GcVictim;
-use crate::ftl::blocks::{BlockInfo, BlockState};
+use crate::ftl::blocks::BlockInfo;
 use crate::time::SimTime;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -9,15 +9,26 @@ use rand_chacha::ChaCha8Rng;
 /// A victim-selection policy: given a plane's blocks, the block to clean (its index in `blocks`).
 pub trait VictimPolicy: Send {
     /// Chooses among `Full` blocks that hold at least one invalid page; `None` if there is none.
-    fn victim(&mut self, blocks: &[BlockInfo], pages_per_block: u32, now: SimTime)
-        -> Option<usize>;
+    /// `keys[i]` is block `i`'s valid count if it is such a candidate, else `u16::MAX`.
+    fn victim(
+        &mut self,
+        blocks: &[BlockInfo],
+        keys: &[u16],
+        pages_per_block: u32,
+        now: SimTime,
+    ) -> Option<usize>;
 }
 
-fn candidates(blocks: &[BlockInfo], ppb: u32) -> impl Iterator<Item = (usize, &BlockInfo)> {
+fn candidates<'a>(
+    blocks: &'a [BlockInfo],
+    keys: &'a [u16],
+) -> impl Iterator<Item = (usize, &'a BlockInfo)> {
     blocks
         .iter()
+        .zip(keys)
         .enumerate()
-        .filter(move |(_, b)| b.state == BlockState::Full && b.valid < ppb)
+        .filter(|(_, (_, &k))| k != u16::MAX)
+        .map(|(i, (b, _))| (i, b))
 }
 
 /// Fewest valid pages; ties go to the lowest index.
@@ -25,10 +36,21 @@ fn candidates(blocks: &[BlockInfo], ppb: u32) -> impl Iterator<Item = (usize, &B
 pub struct Greedy;
 
 impl VictimPolicy for Greedy {
-    fn victim(&mut self, blocks: &[BlockInfo], ppb: u32, _now: SimTime) -> Option<usize> {
-        candidates(blocks, ppb)
-            .min_by_key(|(i, b)| (b.valid, *i))
-            .map(|(i, _)| i)
+    fn victim(
+        &mut self,
+        _blocks: &[BlockInfo],
+        keys: &[u16],
+        _ppb: u32,
+        _now: SimTime,
+    ) -> Option<usize> {
+        // The first minimum: ties go to the lowest index.
+        let (mut best, mut at) = (u16::MAX, None);
+        for (i, &k) in keys.iter().enumerate() {
+            if k < best {
+                (best, at) = (k, Some(i));
+            }
+        }
+        at
     }
 }
 
@@ -37,9 +59,15 @@ impl VictimPolicy for Greedy {
 pub struct CostBenefit;
 
 impl VictimPolicy for CostBenefit {
-    fn victim(&mut self, blocks: &[BlockInfo], ppb: u32, now: SimTime) -> Option<usize> {
+    fn victim(
+        &mut self,
+        blocks: &[BlockInfo],
+        keys: &[u16],
+        ppb: u32,
+        now: SimTime,
+    ) -> Option<usize> {
         let mut best: Option<(f64, usize)> = None;
-        for (i, b) in candidates(blocks, ppb) {
+        for (i, b) in candidates(blocks, keys) {
             let u = f64::from(b.valid) / f64::from(ppb);
             let age = now.since(b.last_write) as f64 + 1.0;
             let score = if b.valid == 0 {
@@ -60,13 +88,19 @@ impl VictimPolicy for CostBenefit {
 pub struct RandomVictim(pub ChaCha8Rng);
 
 impl VictimPolicy for RandomVictim {
-    fn victim(&mut self, blocks: &[BlockInfo], ppb: u32, _now: SimTime) -> Option<usize> {
-        let n = candidates(blocks, ppb).count();
+    fn victim(
+        &mut self,
+        blocks: &[BlockInfo],
+        keys: &[u16],
+        _ppb: u32,
+        _now: SimTime,
+    ) -> Option<usize> {
+        let n = candidates(blocks, keys).count();
         if n == 0 {
             return None;
         }
         let k = self.0.random_range(0..n);
-        candidates(blocks, ppb).nth(k).map(|(i, _)| i)
+        candidates(blocks, keys).nth(k).map(|(i, _)| i)
     }
 }
 
@@ -82,7 +116,21 @@ pub fn policy(v: GcVictim, rng: ChaCha8Rng) -> Box<dyn VictimPolicy> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ftl::blocks::BlockState;
     use rand::SeedableRng;
+
+    fn keys(blocks: &[BlockInfo], ppb: u32) -> Vec<u16> {
+        blocks
+            .iter()
+            .map(|b| {
+                if b.state == BlockState::Full && b.valid < ppb {
+                    b.valid as u16
+                } else {
+                    u16::MAX
+                }
+            })
+            .collect()
+    }
 
     fn block(state: BlockState, valid: u32, last_write_ns: u64) -> BlockInfo {
         BlockInfo {
@@ -102,7 +150,10 @@ mod tests {
             block(BlockState::Full, 4, 0),
             block(BlockState::Full, 16, 0),
         ];
-        assert_eq!(Greedy.victim(&blocks, 16, SimTime(0)), Some(2));
+        assert_eq!(
+            Greedy.victim(&blocks, &keys(&blocks, 16), 16, SimTime(0)),
+            Some(2)
+        );
     }
 
     #[test]
@@ -111,9 +162,12 @@ mod tests {
             block(BlockState::Full, 16, 0),
             block(BlockState::Free, 0, 0),
         ];
-        assert_eq!(Greedy.victim(&blocks, 16, SimTime(0)), None);
+        assert_eq!(
+            Greedy.victim(&blocks, &keys(&blocks, 16), 16, SimTime(0)),
+            None
+        );
         let mut r = RandomVictim(ChaCha8Rng::seed_from_u64(1));
-        assert_eq!(r.victim(&blocks, 16, SimTime(0)), None);
+        assert_eq!(r.victim(&blocks, &keys(&blocks, 16), 16, SimTime(0)), None);
     }
 
     #[test]
@@ -123,11 +177,17 @@ mod tests {
             block(BlockState::Full, 8, 900),
             block(BlockState::Full, 8, 100),
         ];
-        assert_eq!(CostBenefit.victim(&blocks, 16, SimTime(1000)), Some(1));
+        assert_eq!(
+            CostBenefit.victim(&blocks, &keys(&blocks, 16), 16, SimTime(1000)),
+            Some(1)
+        );
         let blocks = vec![
             block(BlockState::Full, 1, 0),
             block(BlockState::Full, 0, 999),
         ];
-        assert_eq!(CostBenefit.victim(&blocks, 16, SimTime(1000)), Some(1));
+        assert_eq!(
+            CostBenefit.victim(&blocks, &keys(&blocks, 16), 16, SimTime(1000)),
+            Some(1)
+        );
     }
 }
