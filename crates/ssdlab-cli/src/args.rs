@@ -67,8 +67,11 @@ pub struct ConfigArgs {
 #[derive(Args, Debug, Clone)]
 pub struct TraceArgs {
     /// Trace format.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "msr", "spc", "fiu", "disksim", "flashnet"])]
+    #[arg(long, default_value = "auto", value_parser = ["auto", "msr", "spc", "fiu", "disksim", "flashnet", "blktrace"])]
     pub format: String,
+    /// blkparse events that become requests: D (dispatched, default), Q (queued) or C.
+    #[arg(long, value_parser = ["Q", "D", "C"])]
+    pub blk_action: Option<String>,
     /// Unit of DiskSim-style timestamps (default: ms with a decimal point, else ns).
     #[arg(long, value_parser = ["s", "ms", "us", "ns", "auto"])]
     pub time_unit: Option<String>,

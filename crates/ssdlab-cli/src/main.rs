@@ -78,6 +78,12 @@ fn trace_options(a: &TraceArgs) -> Result<TraceOptions> {
         limit: a.limit,
         device: a.device,
         lenient: a.lenient,
+        blk_action: a
+            .blk_action
+            .as_deref()
+            .map(str::parse)
+            .transpose()
+            .map_err(anyhow::Error::msg)?,
     })
 }
 

@@ -41,7 +41,10 @@ pub fn run_trace(cfg: &Config, name: &str, limit: u64, seed: u64) -> Result<Summ
     };
     let mut reader = TraceReader::open(&trace_path(name), opts)?;
     let summary = Simulation::new(cfg, RunOptions { seed, verify: true }, &mut reader)?.run();
-    summary
+    summary.map(|mut s| {
+        s.trace = Some(reader.counts.clone());
+        s
+    })
 }
 
 /// Runs a synthetic workload.

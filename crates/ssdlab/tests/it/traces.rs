@@ -99,3 +99,16 @@ fn rps_cuts_read_latency_against_fifo_on_a_mixed_trace() {
     );
     assert!(rps.reads_blocked_pct <= fifo.reads_blocked_pct);
 }
+
+#[test]
+fn blktrace_dispatch_events() {
+    let s = replay("ycsb_ext4_3k.blkparse", 100_000);
+    let t = s.trace.as_ref().expect("trace counts are reported");
+    // One D event per dispatched request; I and C events are skipped as non-requests.
+    assert_eq!(s.requests, t.requests);
+    assert!(t.skipped_framing > t.requests);
+    assert!(
+        s.read.count > s.write.count,
+        "YCSB on ext4 is read-dominated"
+    );
+}

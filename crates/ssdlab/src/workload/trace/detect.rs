@@ -41,7 +41,15 @@ pub(super) fn detect(
     let five = parsed(Format::Disksim);
     let bytes_like = !five.is_empty() && five.iter().all(|r| r.size_bytes % (512 * 512) == 0);
     let score = |f: Format| {
-        let n = parsed(f).len();
+        // blkparse output mixes events of many actions and a summary: count event-shaped lines.
+        let n = if matches!(f, Format::Blktrace(_)) {
+            lines
+                .iter()
+                .filter(|l| super::formats::is_blktrace_event(l))
+                .count()
+        } else {
+            parsed(f).len()
+        };
         match f {
             Format::Disksim if bytes_like => 0,
             Format::Flashnet if !bytes_like => 0,

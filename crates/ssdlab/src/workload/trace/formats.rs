@@ -22,6 +22,46 @@ pub enum Format {
     Disksim,
     /// FlashNet/Heimdall cuts: `ts_ms devno offset_bytes size_bytes op` (op 1 = read).
     Flashnet,
+    /// blkparse text: `maj,min cpu seq time_s pid action rwbs sector + nsectors [process]`;
+    /// only events of the given action become requests (D = dispatched to the device, the
+    /// default; Q = queued by the block layer); other lines (other actions, flushes, discards,
+    /// the per-CPU summary) are skipped.
+    Blktrace(BlkAction),
+}
+
+/// Which blkparse events are requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlkAction {
+    /// `Q`: queued.
+    Queue,
+    /// `D`: dispatched to the device driver.
+    Dispatch,
+    /// `C`: completed.
+    Complete,
+}
+
+impl BlkAction {
+    fn letter(self) -> &'static str {
+        match self {
+            BlkAction::Queue => "Q",
+            BlkAction::Dispatch => "D",
+            BlkAction::Complete => "C",
+        }
+    }
+}
+
+impl FromStr for BlkAction {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "Q" | "q" => Ok(BlkAction::Queue),
+            "D" | "d" => Ok(BlkAction::Dispatch),
+            "C" | "c" => Ok(BlkAction::Complete),
+            _ => Err(format!(
+                "unknown blktrace action `{s}` (expected Q, D or C)"
+            )),
+        }
+    }
 }
 
 /// Units of DiskSim-style timestamps.
@@ -41,12 +81,13 @@ pub enum TimeUnit {
 
 impl Format {
     /// All formats in detection order.
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 6] = [
         Format::Msr,
         Format::Spc,
         Format::Fiu,
         Format::Disksim,
         Format::Flashnet,
+        Format::Blktrace(BlkAction::Dispatch),
     ];
     /// Name used by `--format`.
     pub fn name(self) -> &'static str {
@@ -56,13 +97,14 @@ impl Format {
             Format::Fiu => "fiu",
             Format::Disksim => "disksim",
             Format::Flashnet => "flashnet",
+            Format::Blktrace(_) => "blktrace",
         }
     }
     pub(super) fn default_unit(self) -> TimeUnit {
         match self {
             Format::Disksim => TimeUnit::Auto,
             Format::Flashnet => TimeUnit::Ms,
-            Format::Spc => TimeUnit::S,
+            Format::Spc | Format::Blktrace(_) => TimeUnit::S,
             Format::Msr | Format::Fiu => TimeUnit::Ns,
         }
     }
@@ -74,7 +116,7 @@ impl FromStr for Format {
         Format::ALL
             .into_iter()
             .find(|f| f.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| format!("unknown trace format `{s}` (expected auto, msr, spc, fiu, disksim or flashnet)"))
+            .ok_or_else(|| format!("unknown trace format `{s}` (expected auto, msr, spc, fiu, disksim, flashnet or blktrace)"))
     }
 }
 
@@ -149,6 +191,7 @@ pub(super) fn parse_line(format: Format, unit: TimeUnit, line: &str) -> LineResu
         Format::Fiu => fiu(line),
         Format::Disksim => five_columns(line, unit, 512),
         Format::Flashnet => five_columns(line, unit, 1),
+        Format::Blktrace(action) => blktrace(line, action),
     }
 }
 
@@ -282,6 +325,52 @@ fn fiu(line: &str) -> LineResult {
     }))
 }
 
+/// Whether a line has the shape of a blkparse event (`maj,min cpu seq time pid action …`).
+pub(super) fn is_blktrace_event(line: &str) -> bool {
+    let f: Vec<&str> = line.split_whitespace().collect();
+    f.len() >= 7
+        && f[0].split_once(',').is_some_and(|(a, b)| {
+            a.bytes().all(|c| c.is_ascii_digit()) && b.bytes().all(|c| c.is_ascii_digit())
+        })
+        && f[3].contains('.')
+        && f[5].len() <= 2
+}
+
+fn blktrace(line: &str, action: BlkAction) -> LineResult {
+    if !is_blktrace_event(line) {
+        return Ok(None); // summary block, headers, blank lines
+    }
+    let f: Vec<&str> = line.split_whitespace().collect();
+    if f[5] != action.letter() {
+        return Ok(None);
+    }
+    let rwbs = f[6];
+    let op = if rwbs.contains('D') {
+        return Ok(None); // discard
+    } else if rwbs.contains('R') {
+        IoOp::Read
+    } else if rwbs.contains('W') {
+        IoOp::Write
+    } else {
+        return Ok(None); // flush or barrier without data
+    };
+    let secs = float(&f, 3, "time")?;
+    let sector = uint(&f, 7, "sector")?;
+    if field(&f, 8, "+", "`+` between sector and size")? != "+" {
+        return Err(LineError::new("+", "`+` between sector and size", f[8]));
+    }
+    let sectors = uint(&f, 9, "nsectors")?;
+    let minor = f[0].split_once(',').map_or("0", |(_, m)| m);
+    Ok(Some(Record {
+        time_ns: (secs * 1e9).round() as u128,
+        offset_bytes: sector.saturating_mul(512),
+        size_bytes: sectors.saturating_mul(512),
+        op,
+        device: minor.parse().unwrap_or(0),
+        content: None,
+    }))
+}
+
 fn five_columns(line: &str, unit: TimeUnit, addr_unit: u64) -> LineResult {
     let f: Vec<&str> = line.split_whitespace().collect();
     let t = field(&f, 0, "time", "a non-negative number")?;
@@ -377,6 +466,41 @@ mod tests {
         assert!(parse_line(Format::Fiu, TimeUnit::Ns, "\0\0\0\0")
             .unwrap()
             .is_none());
+    }
+
+    #[test]
+    fn blktrace_keeps_the_chosen_action() {
+        let d = "  8,16   3        9     0.000032064  4528  D   R 584808 + 936 [java]";
+        let r = one(Format::Blktrace(BlkAction::Dispatch), d);
+        assert_eq!(
+            (r.offset_bytes, r.size_bytes, r.op, r.device, r.time_ns),
+            (584808 * 512, 936 * 512, IoOp::Read, 16, 32064)
+        );
+        assert!(
+            parse_line(Format::Blktrace(BlkAction::Queue), TimeUnit::S, d)
+                .unwrap()
+                .is_none()
+        );
+        let flush = "  8,16   3        9     0.1  4528  D   FN [java]";
+        assert!(
+            parse_line(Format::Blktrace(BlkAction::Dispatch), TimeUnit::S, flush)
+                .unwrap()
+                .is_none()
+        );
+        assert!(parse_line(
+            Format::Blktrace(BlkAction::Dispatch),
+            TimeUnit::S,
+            "CPU2 (8,16):"
+        )
+        .unwrap()
+        .is_none());
+        let bad = "  8,16   3        9     0.5  4528  D   W 5848x08 + 8 [java]";
+        assert_eq!(
+            parse_line(Format::Blktrace(BlkAction::Dispatch), TimeUnit::S, bad)
+                .unwrap_err()
+                .field,
+            "sector"
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 mod detect;
 mod formats;
 
-pub use formats::{Format, TimeUnit};
+pub use formats::{BlkAction, Format, TimeUnit};
 
 use super::{IoOp, Request};
 use flate2::read::MultiGzDecoder;
@@ -40,7 +40,7 @@ pub enum TraceError {
         found: String,
     },
     /// No known format matches the first lines.
-    #[error("{path}: cannot detect the trace format from its first lines (tried msr, spc, fiu, disksim, flashnet); use --format")]
+    #[error("{path}: cannot detect the trace format from its first lines (tried msr, spc, fiu, disksim, flashnet, blktrace); use --format")]
     UnknownFormat {
         /// The file.
         path: PathBuf,
@@ -72,6 +72,8 @@ pub struct TraceOptions {
     pub device: Option<u32>,
     /// Skip malformed lines (counted) instead of stopping.
     pub lenient: bool,
+    /// blkparse events that become requests (default D).
+    pub blk_action: Option<BlkAction>,
 }
 
 /// What the reader saw, for reports.
@@ -143,6 +145,10 @@ impl TraceReader {
         let format = match opts.format {
             Some(f) => f,
             None => detect::detect(path, open(path)?)?,
+        };
+        let format = match (format, opts.blk_action) {
+            (Format::Blktrace(_), Some(a)) => Format::Blktrace(a),
+            (f, _) => f,
         };
         Ok(TraceReader {
             path: path.to_path_buf(),
