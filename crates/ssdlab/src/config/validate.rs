@@ -4,6 +4,34 @@ use super::{Config, ConfigError, PeIdealization, RawConfig, SuspendPolicy, Volta
 
 pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
     let mut errs = Vec::new();
+    check_geometry(&raw, &mut errs);
+    let flash = raw.flash.resolve(raw.geometry.page_size_bytes, &mut errs);
+    if raw.suspend.policy != SuspendPolicy::Off && flash.pe_idealization != PeIdealization::None {
+        errs.push(format!(
+            "suspend.policy = {:?}: must be \"off\" with flash.pe_idealization = {:?} (the idealised program/erase has no phases to suspend)",
+            raw.suspend.policy, flash.pe_idealization
+        ).to_lowercase());
+    }
+    check_ftl(&raw, &mut errs);
+    check_rest(&raw, &mut errs);
+    if !errs.is_empty() {
+        return Err(ConfigError::Invalid(errs));
+    }
+    Ok(Config {
+        scheme: raw.scheme,
+        geometry: raw.geometry,
+        flash,
+        ftl: raw.ftl,
+        precondition: raw.precondition,
+        sched: raw.sched,
+        suspend: raw.suspend,
+        buffer: raw.buffer,
+        voltage: raw.voltage,
+        host: raw.host,
+    })
+}
+
+fn check_geometry(raw: &RawConfig, errs: &mut Vec<String>) {
     let g = &raw.geometry;
     for (key, v) in [
         ("geometry.channels", g.channels),
@@ -46,13 +74,10 @@ pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
             g.pages_per_block
         ));
     }
-    let flash = raw.flash.resolve(g.page_size_bytes, &mut errs);
-    if raw.suspend.policy != SuspendPolicy::Off && flash.pe_idealization != PeIdealization::None {
-        errs.push(format!(
-            "suspend.policy = {:?}: must be \"off\" with flash.pe_idealization = {:?} (the idealised program/erase has no phases to suspend)",
-            raw.suspend.policy, flash.pe_idealization
-        ).to_lowercase());
-    }
+}
+
+fn check_ftl(raw: &RawConfig, errs: &mut Vec<String>) {
+    let g = &raw.geometry;
     let t = &raw.ftl;
     if !(0.0..1.0).contains(&t.over_provisioning) {
         errs.push(format!(
@@ -93,6 +118,9 @@ pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
             }
         }
     }
+}
+
+fn check_rest(raw: &RawConfig, errs: &mut Vec<String>) {
     let p = &raw.precondition;
     if !(0.0..=1.0).contains(&p.fill) {
         errs.push(format!("precondition.fill = {}: must be in [0, 1]", p.fill));
@@ -140,21 +168,6 @@ pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
     if !(h.time_scale.is_finite() && h.time_scale > 0.0) {
         errs.push(format!("host.time_scale = {}: must be > 0", h.time_scale));
     }
-    if !errs.is_empty() {
-        return Err(ConfigError::Invalid(errs));
-    }
-    Ok(Config {
-        scheme: raw.scheme,
-        geometry: raw.geometry,
-        flash,
-        ftl: raw.ftl,
-        precondition: raw.precondition,
-        sched: raw.sched,
-        suspend: raw.suspend,
-        buffer: raw.buffer,
-        voltage: raw.voltage,
-        host: raw.host,
-    })
 }
 
 /// Free blocks per plane at or below which GC runs: `ceil(fraction × blocks)`, at least 2
