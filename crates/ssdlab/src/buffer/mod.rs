@@ -144,6 +144,16 @@ impl LruBuffer {
         true
     }
 
+    /// Forgets a page (no eviction is reported); returns whether it was cached.
+    pub fn remove(&mut self, lpn: u32) -> bool {
+        let Some(i) = self.index.remove(&lpn) else {
+            return false;
+        };
+        self.unlink(i);
+        self.free.push(i);
+        true
+    }
+
     /// Caches a page not yet cached (first reference, counted), evicting the LRU page if full.
     pub fn insert(&mut self, lpn: u32, write: bool) -> Option<Evicted> {
         debug_assert!(!self.contains(lpn));

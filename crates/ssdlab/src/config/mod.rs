@@ -217,7 +217,35 @@ struct RawConfig {
     suspend: SuspendConfig,
     buffer: BufferConfig,
     voltage: VoltageConfig,
+    staging: StagingConfig,
     host: HostConfig,
+}
+
+/// Where HotR keeps copies of hot read pages (hotr.txt §III).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StagingDesign {
+    /// No staging space: reads are always served at home.
+    None,
+    /// A dedicated extra chip: one more channel of the geometry's shape, outside the logical capacity.
+    ExtraChip,
+    /// `reserved_blocks_per_plane` blocks of every plane, taken from over-provisioning.
+    ReservedBlocks,
+}
+
+/// HotR: staging space and hot-read identification (hotr.txt §III).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StagingConfig {
+    /// Staging design (`none` disables HotR).
+    pub design: StagingDesign,
+    /// Blocks reserved per plane with `reserved-blocks`.
+    pub reserved_blocks_per_plane: u32,
+    /// Entries of each chip's R-LRU list of recently read pages.
+    pub rlru_entries: u32,
+    /// Share of each chip's R-LRU entries that may hold a staging copy (the Administration
+    /// Interface's "hot fraction", 10 % in the paper).
+    pub hot_fraction: f64,
 }
 
 /// The device-side DRAM buffer (LRU, write-back).
@@ -292,6 +320,8 @@ pub struct Config {
     pub buffer: BufferConfig,
     /// Threshold-voltage levels.
     pub voltage: VoltageConfig,
+    /// HotR staging space.
+    pub staging: StagingConfig,
     /// Host.
     pub host: HostConfig,
 }

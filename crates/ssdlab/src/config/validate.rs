@@ -1,6 +1,8 @@
 //! Raw → validated configuration. Every violated constraint is reported, each naming its key.
 
-use super::{Config, ConfigError, PeIdealization, RawConfig, SuspendPolicy, VoltagePolicy};
+use super::{
+    Config, ConfigError, PeIdealization, RawConfig, StagingDesign, SuspendPolicy, VoltagePolicy,
+};
 
 pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
     let mut errs = Vec::new();
@@ -27,6 +29,7 @@ pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
         suspend: raw.suspend,
         buffer: raw.buffer,
         voltage: raw.voltage,
+        staging: raw.staging,
         host: raw.host,
     })
 }
@@ -106,13 +109,21 @@ fn check_ftl(raw: &RawConfig, errs: &mut Vec<String>) {
                 1
             };
             let open = 2 * levels - 1;
-            let usable = u64::from(g.blocks_per_plane.saturating_sub(threshold + open))
-                * u64::from(g.pages_per_block);
+            let reserved = if raw.staging.design == StagingDesign::ReservedBlocks {
+                raw.staging.reserved_blocks_per_plane
+            } else {
+                0
+            };
+            let usable = u64::from(
+                g.blocks_per_plane
+                    .saturating_sub(threshold + open + reserved),
+            ) * u64::from(g.pages_per_block);
             let per_plane = (1.0 - t.over_provisioning)
                 * (u64::from(g.blocks_per_plane) * u64::from(g.pages_per_block)) as f64;
-            if per_plane >= usable as f64 {
+            // One block's worth of slack, so that GC always finds a victim with invalid pages.
+            if per_plane + f64::from(g.pages_per_block) > usable as f64 {
                 errs.push(format!(
-                    "ftl.over_provisioning = {}: logical data per plane ({per_plane:.0} pages) must be below the pages outside the GC reserve and the {open} extra open blocks ({usable}); raise over_provisioning or geometry.blocks_per_plane, or lower ftl.gc_threshold",
+                    "ftl.over_provisioning = {}: logical data per plane ({per_plane:.0} pages) must leave one block free below the pages outside the GC reserve, the {open} extra open blocks and any staging blocks ({usable}); raise over_provisioning or geometry.blocks_per_plane, or lower ftl.gc_threshold",
                     t.over_provisioning
                 ));
             }
@@ -120,7 +131,24 @@ fn check_ftl(raw: &RawConfig, errs: &mut Vec<String>) {
     }
 }
 
+fn check_staging(raw: &RawConfig, errs: &mut Vec<String>) {
+    let st = &raw.staging;
+    if st.design == StagingDesign::ReservedBlocks && st.reserved_blocks_per_plane == 0 {
+        errs.push("staging.reserved_blocks_per_plane = 0: must be >= 1 with staging.design = \"reserved-blocks\"".into());
+    }
+    if st.design != StagingDesign::None && st.rlru_entries == 0 {
+        errs.push("staging.rlru_entries = 0: must be >= 1 with a staging space".into());
+    }
+    if !(0.0..=1.0).contains(&st.hot_fraction) {
+        errs.push(format!(
+            "staging.hot_fraction = {}: must be in [0, 1]",
+            st.hot_fraction
+        ));
+    }
+}
+
 fn check_rest(raw: &RawConfig, errs: &mut Vec<String>) {
+    check_staging(raw, errs);
     let p = &raw.precondition;
     if !(0.0..=1.0).contains(&p.fill) {
         errs.push(format!("precondition.fill = {}: must be in [0, 1]", p.fill));

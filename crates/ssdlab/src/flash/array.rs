@@ -65,6 +65,11 @@ impl Die {
     /// Marks the die occupied by an operation of `class` from `now` (state `Array` until the
     /// caller says otherwise).
     pub fn occupy(&mut self, op: u32, class: OpClass, now: SimTime) {
+        debug_assert_eq!(
+            self.state,
+            DieState::Idle,
+            "a die runs one operation at a time"
+        );
         self.state = DieState::Array;
         self.op = op;
         self.class = class;

@@ -25,8 +25,10 @@ pub struct ChannelId(pub u32);
 /// Derived geometry with address arithmetic.
 #[derive(Debug, Clone)]
 pub struct Geometry {
-    /// Channels.
+    /// Channels, including a HotR staging channel if there is one (always the last).
     pub channels: u32,
+    /// Channels that hold host data (all but the staging channel).
+    pub data_channels: u32,
     /// Chips per channel.
     pub chips_per_channel: u32,
     /// Dies per chip.
@@ -46,6 +48,7 @@ impl Geometry {
     pub fn new(c: &GeometryConfig) -> Self {
         Geometry {
             channels: c.channels,
+            data_channels: c.channels,
             chips_per_channel: c.chips_per_channel,
             dies_per_chip: c.dies_per_chip,
             planes_per_die: c.planes_per_die,
@@ -53,6 +56,23 @@ impl Geometry {
             pages_per_block: c.pages_per_block,
             page_size_bytes: c.page_size_bytes,
         }
+    }
+    /// The geometry of a configuration: with a dedicated staging chip, one more channel of the
+    /// same shape is appended after the data channels.
+    pub fn of(cfg: &crate::config::Config) -> Self {
+        let mut g = Geometry::new(&cfg.geometry);
+        if cfg.staging.design == crate::config::StagingDesign::ExtraChip {
+            g.channels += 1;
+        }
+        g
+    }
+    /// Dies holding host data.
+    pub fn data_dies(&self) -> u32 {
+        self.data_channels * self.dies_per_channel()
+    }
+    /// Planes holding host data.
+    pub fn data_planes(&self) -> u32 {
+        self.data_dies() * self.planes_per_die
     }
     /// Number of dies.
     pub fn dies(&self) -> u32 {
@@ -125,6 +145,7 @@ mod tests {
     fn addresses_nest() {
         let g = Geometry {
             channels: 2,
+            data_channels: 2,
             chips_per_channel: 2,
             dies_per_chip: 2,
             planes_per_die: 2,

@@ -36,11 +36,11 @@ impl Striping {
 
     /// The plane that holds `lpn` under static striping.
     pub fn plane(&self, lpn: u32, g: &Geometry) -> PlaneId {
-        let mut rest = lpn % g.planes();
+        let mut rest = lpn % g.data_planes();
         let mut coord = [0u32; 4]; // channel, chip, die, plane
         for dim in self.order {
             let (slot, radix) = match dim {
-                StripeDim::Channel => (0, g.channels),
+                StripeDim::Channel => (0, g.data_channels),
                 StripeDim::Chip => (1, g.chips_per_channel),
                 StripeDim::Die => (2, g.dies_per_chip),
                 StripeDim::Plane => (3, g.planes_per_die),
@@ -72,7 +72,7 @@ impl WritePlace for LeastBusy {
                 .expect("a die has at least one plane")
         };
         let mut choice: Option<(bool, u32, usize)> = None;
-        for (die, d) in v.dies.iter().enumerate() {
+        for (die, d) in v.dies.iter().enumerate().take(v.geo.data_dies() as usize) {
             let pressured = v.planes[best_plane(die)].free_blocks() <= v.gc_threshold;
             let key = (pressured, d.load(), die);
             if choice.is_none_or(|c| key < c) {
@@ -99,6 +99,7 @@ mod tests {
     fn geo() -> Geometry {
         Geometry {
             channels: 2,
+            data_channels: 2,
             chips_per_channel: 2,
             dies_per_chip: 1,
             planes_per_die: 2,

@@ -58,6 +58,8 @@ pub enum BlockState {
     Full,
     /// Chosen by GC; its valid pages are being moved.
     Victim,
+    /// Part of the HotR staging space: holds copies, never a GC victim or a data block.
+    Staging,
 }
 
 /// Per-block metadata.
@@ -88,6 +90,8 @@ pub struct PlaneInfo {
     pub active: [u32; Stream::COUNT],
     /// A GC job is running on this plane.
     pub gc_running: bool,
+    /// The plane belongs to the staging chip (no host data, no GC).
+    pub staging: bool,
 }
 
 impl PlaneInfo {
@@ -97,6 +101,7 @@ impl PlaneInfo {
             free: (first..first + n).map(|b| Reverse((0, b))).collect(),
             active: [u32::MAX; Stream::COUNT],
             gc_running: false,
+            staging: false,
         }
     }
     /// Free blocks in the pool.

@@ -40,9 +40,29 @@ pub struct Ftl {
 }
 
 /// Logical capacity in pages: physical × (1 − over-provisioning), rounded down.
+/// A dedicated staging chip is outside it; reserved staging blocks come from the OP.
 pub fn logical_pages(cfg: &Config) -> u32 {
-    let physical = Geometry::new(&cfg.geometry).pages();
+    let g = Geometry::of(cfg);
+    let physical = g.data_planes() * g.blocks_per_plane * g.pages_per_block;
     ((1.0 - cfg.ftl.over_provisioning) * f64::from(physical)).floor() as u32
+}
+
+/// Blocks of the staging space: every block of the staging chip, or the last
+/// `reserved_blocks_per_plane` blocks of every data plane.
+pub fn staging_blocks(cfg: &Config, geo: &Geometry) -> Vec<u32> {
+    let bpp = geo.blocks_per_plane;
+    match cfg.staging.design {
+        crate::config::StagingDesign::None => Vec::new(),
+        crate::config::StagingDesign::ExtraChip => {
+            (geo.data_planes() * bpp..geo.planes() * bpp).collect()
+        }
+        crate::config::StagingDesign::ReservedBlocks => {
+            let n = cfg.staging.reserved_blocks_per_plane.min(bpp);
+            (0..geo.data_planes())
+                .flat_map(|p| (p * bpp + bpp - n)..(p + 1) * bpp)
+                .collect()
+        }
+    }
 }
 
 impl Ftl {
@@ -51,13 +71,24 @@ impl Ftl {
     /// # Errors
     /// [`mapping::OutOfMemory`] if the drive's tables do not fit in memory.
     pub fn new(cfg: &Config, gc_rng: ChaCha8Rng) -> Result<Self, mapping::OutOfMemory> {
-        let geo = Geometry::new(&cfg.geometry);
-        let planes = (0..geo.planes())
+        let geo = Geometry::of(cfg);
+        let mut planes: Vec<PlaneInfo> = (0..geo.planes())
             .map(|p| PlaneInfo::new(p * geo.blocks_per_plane, geo.blocks_per_plane))
             .collect();
+        let mut blocks = vec![BlockInfo::new(); geo.blocks() as usize];
+        let staging = staging_blocks(cfg, &geo);
+        for &b in &staging {
+            blocks[b as usize].state = BlockState::Staging;
+        }
+        for (p, plane) in planes.iter_mut().enumerate() {
+            plane
+                .free
+                .retain(|Reverse((_, b))| blocks[*b as usize].state == BlockState::Free);
+            plane.staging = p as u32 >= geo.data_planes();
+        }
         Ok(Ftl {
             map: Mapping::new(logical_pages(cfg), geo.pages())?,
-            blocks: vec![BlockInfo::new(); geo.blocks() as usize],
+            blocks,
             gc_keys: vec![u16::MAX; geo.blocks() as usize],
             planes,
             gc_threshold: gc_threshold_blocks(cfg.ftl.gc_threshold, geo.blocks_per_plane),
@@ -195,7 +226,7 @@ impl Ftl {
     /// Whether `plane` should start GC now.
     pub fn needs_gc(&self, plane: PlaneId) -> bool {
         let p = &self.planes[plane.0 as usize];
-        !p.gc_running && p.free_blocks() <= self.gc_threshold
+        !p.staging && !p.gc_running && p.free_blocks() <= self.gc_threshold
     }
 
     /// Chooses and claims a victim on `plane`; `None` if no block has an invalid page.

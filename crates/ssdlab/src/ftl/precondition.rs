@@ -64,7 +64,7 @@ impl Ftl {
     /// # Errors
     /// [`PreconditionError`] if a plane cannot be cleaned.
     pub fn open_streams(&mut self, streams: &[Stream]) -> Result<(), PreconditionError> {
-        for plane in (0..self.geo.planes()).map(PlaneId) {
+        for plane in (0..self.geo.data_planes()).map(PlaneId) {
             for &stream in streams {
                 let p = &self.planes[plane.0 as usize];
                 if p.active[stream.index()] == crate::ftl::mapping::NONE && p.free_blocks() > 1 {

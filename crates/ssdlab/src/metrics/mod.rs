@@ -3,8 +3,9 @@
 mod summary;
 
 pub use summary::{
-    summary_buffer, summary_gc, summary_pe, summary_perf, summary_voltage, summary_wear,
-    BufferSummary, LatencySummary, PeSummary, Summary, VoltageSummary,
+    summary_buffer, summary_gc, summary_pe, summary_perf, summary_staging, summary_voltage,
+    summary_wear, BufferSummary, CostSummary, LatencySummary, PeSummary, StagingSummary, Summary,
+    VoltageSummary,
 };
 
 use crate::sched::{Cause, OpClass, OpKind};
@@ -55,6 +56,27 @@ pub struct BufferMetrics {
     pub classes: [u64; 3],
     /// Clean read-hot pages reprogrammed at the high level (HIRE).
     pub rewrites: u64,
+}
+
+/// HotR accounting.
+#[derive(Debug, Clone, Default)]
+pub struct StagingMetrics {
+    /// Conflicted read pages served from a staging copy.
+    pub redirected: u64,
+    /// Conflicted read pages whose R-LRU entry had no copy yet.
+    pub hits_without_copy: u64,
+    /// Conflicted read pages with no R-LRU entry.
+    pub misses: u64,
+    /// Copies programmed into staging.
+    pub migrations: u64,
+    /// Copies programmed but discarded (the page changed, or was copied, meanwhile).
+    pub migrations_discarded: u64,
+    /// Copies invalidated by host writes.
+    pub copies_invalidated: u64,
+    /// Copies dropped by R-LRU evictions or staging reclamation.
+    pub copies_dropped: u64,
+    /// Staging blocks erased to reclaim space.
+    pub erases: u64,
 }
 
 /// Accounting by threshold-voltage level (`[low, normal, high]`).
@@ -111,6 +133,8 @@ pub struct Metrics {
     pub buffer: BufferMetrics,
     /// By threshold-voltage level.
     pub levels: LevelMetrics,
+    /// HotR.
+    pub staging: StagingMetrics,
     /// Time with no host request outstanding, between the first arrival and the last completion, ns.
     pub idle_ns: u64,
     /// Requests the host had to hold back because the write queue was full.
@@ -150,6 +174,7 @@ impl Default for Metrics {
             pe: PeMetrics::default(),
             buffer: BufferMetrics::default(),
             levels: LevelMetrics::default(),
+            staging: StagingMetrics::default(),
             idle_ns: 0,
             host_stalls: 0,
             latency_sum_ns: [0; 3],

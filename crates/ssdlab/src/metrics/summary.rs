@@ -186,6 +186,10 @@ pub struct Summary {
     pub buffer: BufferSummary,
     /// Threshold-voltage levels and wear (hire.txt).
     pub voltage: VoltageSummary,
+    /// HotR staging (zeros without a staging space).
+    pub staging: StagingSummary,
+    /// Extra physical space of the scheme and the cost-latency product.
+    pub cost: CostSummary,
     /// Per-scheme metrics (empty for the baseline).
     pub scheme_metrics: BTreeMap<String, f64>,
     /// What the trace reader skipped or adjusted (absent for synthetic workloads).
@@ -396,6 +400,64 @@ pub struct VoltageSummary {
     pub weight_per_erase: BTreeMap<&'static str, f64>,
     /// Total wearing weight of the run's erases.
     pub wearing_weight: f64,
+}
+
+/// HotR statistics.
+#[derive(Debug, Clone, Serialize)]
+pub struct StagingSummary {
+    /// Conflicted read pages served from staging.
+    pub redirected: u64,
+    /// As % of host read pages.
+    pub redirected_pct: f64,
+    /// Conflicted read pages whose R-LRU entry had no copy yet.
+    pub hits_without_copy: u64,
+    /// Conflicted read pages without an R-LRU entry.
+    pub misses: u64,
+    /// Copies programmed into staging (migration programs).
+    pub migrations: u64,
+    /// Copies discarded on completion (the page changed meanwhile).
+    pub migrations_discarded: u64,
+    /// Copies invalidated by host writes.
+    pub copies_invalidated: u64,
+    /// Copies dropped by R-LRU evictions and staging reclamation.
+    pub copies_dropped: u64,
+    /// Staging blocks erased.
+    pub erases: u64,
+    /// Copies held at the end.
+    pub copies: u64,
+    /// Staging space, pages.
+    pub capacity_pages: u64,
+}
+
+/// Space cost of a scheme (hotr.txt §IV: cost-latency product).
+#[derive(Debug, Clone, Serialize)]
+pub struct CostSummary {
+    /// Physical space relative to the same drive without the scheme's extra space.
+    pub space_factor: f64,
+    /// Mean response time × space factor, µs (normalise both to the baseline for the product).
+    pub cost_latency_us: f64,
+}
+
+/// HotR part of the summary.
+pub fn summary_staging(
+    m: &super::StagingMetrics,
+    host_read_pages: u64,
+    copies: u64,
+    capacity_pages: u64,
+) -> StagingSummary {
+    StagingSummary {
+        redirected: m.redirected,
+        redirected_pct: ratio_pct(m.redirected, host_read_pages),
+        hits_without_copy: m.hits_without_copy,
+        misses: m.misses,
+        migrations: m.migrations,
+        migrations_discarded: m.migrations_discarded,
+        copies_invalidated: m.copies_invalidated,
+        copies_dropped: m.copies_dropped,
+        erases: m.erases,
+        copies,
+        capacity_pages,
+    }
 }
 
 /// Buffer part of the summary.

@@ -60,7 +60,7 @@ impl Simulation<'_> {
         let usable = |p: u32| self.ftl.can_alloc(PlaneId(p), stream);
         let same_die = (die as u32 * ppd..(die as u32 + 1) * ppd).find(|&p| usable(p));
         let target = same_die.or_else(|| {
-            (0..self.geo.planes())
+            (0..self.geo.data_planes())
                 .filter(|&p| usable(p))
                 .min_by_key(|&p| (self.dies[(p / ppd) as usize].load(), p))
         });
@@ -82,7 +82,7 @@ impl Simulation<'_> {
     fn program_ready(&self, die: usize, id: u32) -> bool {
         let op = &self.ops[id as usize];
         self.dies[die].cache_op == NONE
-            && self.ftl.can_alloc(PlaneId(op.plane), Self::stream_of(op))
+            && (op.staging || self.ftl.can_alloc(PlaneId(op.plane), Self::stream_of(op)))
     }
 
     /// Starts the next operation on an idle die, as the scheduling policy picks it.
@@ -108,6 +108,11 @@ impl Simulation<'_> {
                 None => {}
             }
             self.replace_blocked_write(die);
+            // Re-placing a write dispatches its new die, which may re-place one onto this die
+            // and start it: look again before picking.
+            if self.dies[die].state != DieState::Idle {
+                return;
+            }
             let q = &self.dies[die].queues;
             let ready = |e: &&(u64, u32)| {
                 let op = &self.ops[e.1 as usize];
@@ -244,7 +249,7 @@ impl Simulation<'_> {
                         occupancy[c as usize] - op.snapshot[c as usize];
                 }
             }
-            if kind == OpKind::Program {
+            if kind == OpKind::Program && !self.ops[id as usize].staging {
                 let ppn = self
                     .ftl
                     .alloc(PlaneId(plane), stream, now)

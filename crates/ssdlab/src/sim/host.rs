@@ -174,6 +174,8 @@ impl Simulation<'_> {
             next: NONE,
             pages: 1,
             level: crate::flash::Level::Normal,
+            staging: false,
+            migrate: false,
             queued_at: SimTime::ZERO,
         }
     }
@@ -210,15 +212,28 @@ impl Simulation<'_> {
             op.erase_epoch =
                 self.ftl.blocks[self.geo.block_of(crate::flash::Ppn(ppn)).0 as usize].erase_count;
         }
-        let die = op.die as usize;
-        op.snapshot = self.dies[die].occupancy(self.now);
-        let (running, queued) = self.program_erase_ahead(die);
+        let home_die = op.die as usize;
+        let (running, queued) = self.program_erase_ahead(home_die);
         if running {
             self.metrics.pe.reads_found_running += 1;
         }
         if running || queued {
             self.metrics.read_pages_blocked += 1;
         }
+        match self.hotr_route(lpn, home_die, running || queued) {
+            super::hotr::Route::Home => {}
+            super::hotr::Route::HomeThenCopy => op.migrate = true,
+            super::hotr::Route::Copy(copy) => {
+                let block = self.staging_block_of(copy);
+                op.ppn = copy;
+                op.plane = self.geo.plane_of(crate::flash::Ppn(copy)).0;
+                op.die = self.geo.die_of_plane(crate::flash::PlaneId(op.plane)).0;
+                op.level = self.ftl.blocks[block].level;
+                op.erase_epoch = self.ftl.blocks[block].erase_count;
+            }
+        }
+        let die = op.die as usize;
+        op.snapshot = self.dies[die].occupancy(self.now);
         let id = self.new_op(op);
         self.enqueue(die, QueueKind::Read, id);
         Some(die)
@@ -245,6 +260,7 @@ impl Simulation<'_> {
     fn write_page(&mut self, req: u32, lpn: u32) -> Option<usize> {
         self.metrics.write_pages += 1;
         let version = self.ftl.map.next_version(lpn);
+        self.hotr_write(lpn);
         if self.buffer.is_some() {
             return self.buffer_write(req, lpn);
         }

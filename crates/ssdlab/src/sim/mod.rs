@@ -7,6 +7,7 @@ mod buffered;
 mod die;
 mod gc;
 mod host;
+mod hotr;
 mod phases;
 mod suspend;
 
@@ -108,6 +109,10 @@ struct Op {
     queued_at: SimTime,
     /// Threshold-voltage level: of the page read, or to program with.
     level: crate::flash::Level,
+    /// A HotR staging copy (program) — its page was allocated in the staging space.
+    staging: bool,
+    /// HotR: copy this read page to staging once it is read.
+    migrate: bool,
 }
 
 /// A host request in flight.
@@ -171,6 +176,8 @@ pub struct Simulation<'w> {
     buffer: Option<crate::buffer::LruBuffer>,
     /// Level of data written before the trace (preconditioning, never-written pages).
     fill_level: crate::flash::Level,
+    /// HotR, when a staging space is configured.
+    hotr: Option<hotr::HotR>,
     pending_writes: FxHashMap<u32, u32>,
     /// Scratch list of dies a request queued work on.
     touched_dies: Vec<usize>,
@@ -193,7 +200,7 @@ impl<'w> Simulation<'w> {
         workload: &'w mut Requests<'w>,
     ) -> Result<Self, SimError> {
         let rngs = Rngs::new(opts.seed);
-        let geo = Geometry::new(&cfg.geometry);
+        let geo = Geometry::of(cfg);
         let started = Instant::now();
         let mut ftl = Ftl::new(cfg, rngs.stream("gc-victim"))?;
         // The drive was formatted under the same voltage controller: HVC/LVC data sits at their
@@ -238,6 +245,8 @@ impl<'w> Simulation<'w> {
             buffer: (cfg.buffer.device_pages > 0)
                 .then(|| crate::buffer::LruBuffer::new(cfg.buffer.device_pages)),
             fill_level,
+            hotr: (cfg.staging.design != crate::config::StagingDesign::None)
+                .then(|| hotr::HotR::new(cfg, &geo)),
             pending_writes: FxHashMap::default(),
             touched_dies: Vec::new(),
             seq: 0,
@@ -320,6 +329,18 @@ impl<'w> Simulation<'w> {
         self.cfg.host.mode == HostMode::Closed
     }
 
+    /// Physical space over that of the same drive without the scheme's extra space.
+    fn space_factor(&self) -> f64 {
+        let g = &self.geo;
+        let data = f64::from(g.data_planes() * g.blocks_per_plane * g.pages_per_block);
+        let staging =
+            crate::ftl::staging_blocks(&self.cfg, g).len() as f64 * f64::from(g.pages_per_block);
+        match self.cfg.staging.design {
+            crate::config::StagingDesign::ExtraChip => f64::from(g.pages()) / data,
+            _ => 1.0 + staging / f64::from(g.pages()),
+        }
+    }
+
     /// Wear weight of one erase per level: the level's summed state voltages over the normal's.
     fn wear_weights(&self) -> [f64; 3] {
         let v = &self.cfg.voltage;
@@ -331,6 +352,7 @@ impl<'w> Simulation<'w> {
     fn summary(&self, wall_s: f64) -> Summary {
         let m = &self.metrics;
         let (all, read, write, read_wait_us, flash) = Summary::measured(m);
+        let all_mean = all.mean_us;
         let erases: Vec<u32> = self.ftl.blocks.iter().map(|b| b.erase_count).collect();
         let host_pages = [
             ("read", m.read_pages),
@@ -371,6 +393,19 @@ impl<'w> Simulation<'w> {
             pe: crate::metrics::summary_pe(&m.pe),
             buffer: crate::metrics::summary_buffer(&m.buffer, m.read_pages),
             voltage: crate::metrics::summary_voltage(&m.levels, self.wear_weights()),
+            staging: crate::metrics::summary_staging(
+                &m.staging,
+                m.read_pages,
+                self.hotr.as_ref().map_or(0, |h| h.copies() as u64),
+                self.hotr.as_ref().map_or(0, hotr::HotR::capacity_pages),
+            ),
+            cost: {
+                let factor = self.space_factor();
+                crate::metrics::CostSummary {
+                    space_factor: factor,
+                    cost_latency_us: (all_mean * factor * 1e6).round() / 1e6,
+                }
+            },
             idle_pct: if m.end_ns == 0 {
                 0.0
             } else {

@@ -108,10 +108,12 @@ impl Simulation<'_> {
         }
         if cache {
             let leader = std::mem::replace(&mut self.dies[die].cache_op, NONE);
-            self.finish_gang(leader)?;
+            // The die's waiting read takes the freed register before anything the finished read
+            // triggers can dispatch new work on this die.
             if std::mem::take(&mut self.dies[die].cache_waiting) {
                 self.move_to_cache(die);
             }
+            self.finish_gang(leader)?;
             self.try_dispatch(die);
             return Ok(());
         }
@@ -157,10 +159,18 @@ impl Simulation<'_> {
                 lv.read_pages[op.level as usize] += 1;
                 lv.read_ns[op.level as usize] += self.now.since(op.queued_at);
                 self.buffer_fill(op.lpn);
+                if op.migrate {
+                    let home = self.geo.die_of_plane(crate::flash::PlaneId(op.plane)).0;
+                    self.hotr_copy(op, home);
+                }
                 self.metrics.read_pages_flash += 1;
                 self.metrics.read_bus_wait_ns += op.bus_wait_ns;
                 self.metrics.read_service_ns += total - op.bus_wait_ns;
                 self.page_done(op.req);
+            }
+            (OpKind::Program, Cause::Migration) if op.staging => {
+                self.metrics.levels.programs[op.level as usize] += 1;
+                self.hotr_copy_done(op);
             }
             (OpKind::Program, Cause::Migration) => {
                 self.metrics.levels.programs[op.level as usize] += 1;
@@ -192,6 +202,7 @@ impl Simulation<'_> {
                 self.metrics.gc_pages_moved += 1;
                 self.gc_move_done(op.plane);
             }
+            (OpKind::Erase, Cause::Migration) => self.hotr_erase_done(op.src),
             (OpKind::Erase, _) => self.gc_erase_done(op.plane)?,
         }
         Ok(())

@@ -29,6 +29,7 @@ proptest! {
         voltage in prop::sample::select(vec!["baseline", "hvc", "lvc", "hire"]),
         buffer in prop::sample::select(vec![0u32, 4, 32]),
         rewrite in any::<bool>(),
+        staging in prop::sample::select(vec!["none", "extra-chip", "reserved-blocks"]),
         shadow in any::<bool>(),
         bound in prop::sample::select(vec![0u32, 4, 64]),
     ) {
@@ -48,6 +49,10 @@ proptest! {
             .set(&format!("flash.cache_read={cache_read}")).unwrap()
             .set(&format!("suspend.policy={suspend}")).unwrap()
             .set(&format!("voltage.policy={voltage}")).unwrap()
+            .set(&format!("staging.design={staging}")).unwrap()
+            .set("staging.reserved_blocks_per_plane=2").unwrap()
+            .set("staging.rlru_entries=8").unwrap()
+            .set("staging.hot_fraction=0.5").unwrap()
             .set(&format!("voltage.rewrite_clean_read_hot={rewrite}")).unwrap()
             .set(&format!("buffer.device_pages={}", if voltage == "hire" { buffer.max(4) } else { buffer })).unwrap()
             .set(&format!("suspend.shadow_buffer={shadow}")).unwrap()
@@ -76,6 +81,7 @@ proptest! {
         // migration; with a buffer, overwrites in DRAM and unflushed dirty pages save programs.
         let flushed = if buffer == 0 && voltage != "hire" { s.host_pages["write"] } else { s.flash.by_cause["user"][1] };
         prop_assert_eq!(s.flash.programs, flushed + s.gc.pages_moved + s.flash.by_cause["migration"][1]);
+        prop_assert!(s.staging.redirected <= s.host_pages["read"]);
         prop_assert!(s.flash.by_cause["user"][1] <= s.host_pages["write"]);
     }
 }
@@ -141,4 +147,65 @@ fn r3_gc_restarts_when_written_blocks_settle() {
     let spec = "requests=1500,write_ratio=0.5832023380047007,size_kib=4|8|16,iat_us=120,footprint_gib=0.000219726562,zipf=0.7,seq=0.2,seed=576";
     let s = crate::run_synth(&cfg, spec, 576, true);
     assert_eq!(s.requests, 1500);
+}
+
+/// Regression (found by the property test, issues 5/9): with cache read, finishing a cached
+/// read could resume a suspended erase before the die's waiting read took the cache register,
+/// which then moved the erase into the register and left two array operations on one die.
+#[test]
+fn r5_cache_register_is_refilled_before_new_work_is_dispatched() {
+    let sets = [
+        "geometry.planes_per_die=2",
+        "geometry.dies_per_chip=2",
+        "geometry.blocks_per_plane=37",
+        "geometry.pages_per_block=8",
+        "ftl.over_provisioning=0.4",
+        "ftl.gc_threshold=0.1",
+        "ftl.gc_victim=random",
+        "ftl.allocation=dynamic",
+        "sched.max_outstanding_writes=64",
+        "flash.cache_read=true",
+        "suspend.policy=ipc",
+        "voltage.policy=hire",
+        "voltage.rewrite_clean_read_hot=true",
+        "buffer.device_pages=4",
+        "precondition.fill=0.6961951936166437",
+        "precondition.pattern=random",
+    ];
+    let cfg = crate::config("tiny", &sets);
+    let spec = "requests=1500,write_ratio=0.5158068305990197,size_kib=4|8|16,iat_us=120,footprint_gib=0.0027099609375,zipf=0.7,seq=0.2,seed=835";
+    let s = crate::run_synth(&cfg, spec, 835, true);
+    assert_eq!(s.requests, 1500);
+}
+
+/// Regression (property test, issue 3): re-placing a blocked write onto another die dispatched
+/// that die, which re-placed a write back and started it here; the outer dispatch then started
+/// a second operation on the same die and one read was lost.
+#[test]
+fn r3_write_replacement_cannot_double_dispatch_a_die() {
+    let sets = [
+        "geometry.planes_per_die=1",
+        "geometry.dies_per_chip=2",
+        "geometry.blocks_per_plane=26",
+        "geometry.pages_per_block=16",
+        "ftl.over_provisioning=0.4",
+        "ftl.gc_threshold=0.1",
+        "ftl.allocation=dynamic",
+        "sched.policy=rps",
+        "sched.max_outstanding_writes=64",
+        "flash.copyback=true",
+        "flash.cache_read=true",
+        "suspend.policy=erase",
+        "voltage.policy=hire",
+        "voltage.rewrite_clean_read_hot=true",
+        "buffer.device_pages=4",
+        "staging.design=extra-chip",
+        "staging.rlru_entries=8",
+        "staging.hot_fraction=0.5",
+        "precondition.fill=0.5962271732384072",
+        "precondition.pattern=random",
+    ];
+    let cfg = crate::config("tiny", &sets);
+    let spec = "requests=1500,write_ratio=0.5474917797946783,size_kib=4|8|16,iat_us=120,footprint_gib=0.001904296875,zipf=0.7,seq=0.2,seed=172";
+    assert_eq!(crate::run_synth(&cfg, spec, 172, true).requests, 1500);
 }

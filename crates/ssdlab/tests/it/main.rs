@@ -4,6 +4,7 @@ mod bad_input;
 mod determinism;
 mod hire;
 mod host;
+mod hotr;
 mod invariants;
 mod md1;
 mod suspension;

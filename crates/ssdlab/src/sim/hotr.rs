@@ -1,0 +1,274 @@
+//! HotR (hotr.txt): hot-read pages copied to a staging space; a read that would wait behind a
+//! program or erase on its chip is served from the copy instead.
+//!
+//! * R-LRU: per data die, an LRU list of recently read logical pages with an access count
+//!   (the device buffer's `LruBuffer` serves as the list).
+//! * Conflict: the read's home die is running, or has queued ahead of it, a program or erase
+//!   (the same test as `reads_blocked`).
+//! * A conflicted read whose entry has a copy is served from staging; one whose entry has none
+//!   is served at home and then copied to staging (a migration program, data from the
+//!   controller); a miss inserts an entry. At most `hot_fraction` × entries copies per list.
+//! * A host write invalidates the page's copy and removes its entry; an entry leaving its list
+//!   drops its copy. When the staging space is full, its oldest block is erased and the copies
+//!   in it dropped (copies are disposable: home always has the data).
+
+use super::{Op, Simulation};
+use crate::buffer::LruBuffer;
+use crate::config::Config;
+use crate::flash::{BlockId, Geometry, PlaneId, Ppn};
+use crate::ftl::mapping::NONE;
+use crate::sched::{Cause, OpKind, QueueKind};
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
+
+/// One plane's share of the staging space, written as a log of blocks.
+#[derive(Debug)]
+struct StagingPlane {
+    plane: u32,
+    die: u32,
+    free: VecDeque<u32>,
+    used: VecDeque<u32>,
+    active: Option<(u32, u32)>,
+}
+
+/// HotR state.
+#[derive(Debug)]
+pub(super) struct HotR {
+    rlru: Vec<LruBuffer>,
+    /// lpn → (staging ppn, home die).
+    copies: FxHashMap<u32, (u32, u32)>,
+    copies_per_die: Vec<u32>,
+    max_copies_per_die: u32,
+    planes: Vec<StagingPlane>,
+    page_lpn: FxHashMap<u32, u32>,
+    /// Staging blocks whose erase is queued: copies still being programmed into them are void.
+    reclaiming: rustc_hash::FxHashSet<u32>,
+    ppb: u32,
+}
+
+/// Where a host read page goes.
+pub(super) enum Route {
+    /// Its home location.
+    Home,
+    /// Its home location, then copy it to staging.
+    HomeThenCopy,
+    /// The staging copy at this physical page.
+    Copy(u32),
+}
+
+impl HotR {
+    pub(super) fn new(cfg: &Config, geo: &Geometry) -> Self {
+        let mut planes: Vec<StagingPlane> = Vec::new();
+        for b in crate::ftl::staging_blocks(cfg, geo) {
+            let plane = geo.plane_of_block(BlockId(b)).0;
+            if planes.last().is_none_or(|p| p.plane != plane) {
+                let die = geo.die_of_plane(PlaneId(plane)).0;
+                planes.push(StagingPlane {
+                    plane,
+                    die,
+                    free: VecDeque::new(),
+                    used: VecDeque::new(),
+                    active: None,
+                });
+            }
+            planes.last_mut().expect("pushed").free.push_back(b);
+        }
+        let entries = cfg.staging.rlru_entries;
+        HotR {
+            rlru: (0..geo.data_dies())
+                .map(|_| LruBuffer::new(entries))
+                .collect(),
+            copies: FxHashMap::default(),
+            copies_per_die: vec![0; geo.data_dies() as usize],
+            max_copies_per_die: (cfg.staging.hot_fraction * f64::from(entries)).floor() as u32,
+            planes,
+            page_lpn: FxHashMap::default(),
+            reclaiming: Default::default(),
+            ppb: geo.pages_per_block,
+        }
+    }
+
+    fn drop_copy(&mut self, lpn: u32) -> bool {
+        match self.copies.remove(&lpn) {
+            Some((ppn, home)) => {
+                self.page_lpn.remove(&ppn);
+                self.copies_per_die[home as usize] -= 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Copies held now.
+    pub(super) fn copies(&self) -> usize {
+        self.copies.len()
+    }
+
+    /// Pages of the staging space.
+    pub(super) fn capacity_pages(&self) -> u64 {
+        self.planes
+            .iter()
+            .map(|p| (p.free.len() + p.used.len() + usize::from(p.active.is_some())) as u64)
+            .sum::<u64>()
+            * u64::from(self.ppb)
+    }
+}
+
+impl Simulation<'_> {
+    /// Updates the read's R-LRU list and decides where it is served.
+    pub(super) fn hotr_route(&mut self, lpn: u32, home_die: usize, conflicted: bool) -> Route {
+        let Some(h) = self.hotr.as_mut() else {
+            return Route::Home;
+        };
+        let m = &mut self.metrics.staging;
+        if h.rlru[home_die].touch(lpn, false) {
+            if !conflicted {
+                return Route::Home;
+            }
+            if let Some(&(ppn, _)) = h.copies.get(&lpn) {
+                m.redirected += 1;
+                return Route::Copy(ppn);
+            }
+            m.hits_without_copy += 1;
+            if h.copies_per_die[home_die] < h.max_copies_per_die {
+                return Route::HomeThenCopy;
+            }
+            return Route::Home;
+        }
+        if conflicted {
+            m.misses += 1;
+        }
+        if let Some(e) = h.rlru[home_die].insert(lpn, false) {
+            if h.drop_copy(e.lpn) {
+                m.copies_dropped += 1;
+            }
+        }
+        Route::Home
+    }
+
+    /// A host write makes the page's copy stale and removes its entry.
+    pub(super) fn hotr_write(&mut self, lpn: u32) {
+        let Some(h) = self.hotr.as_mut() else { return };
+        if h.drop_copy(lpn) {
+            self.metrics.staging.copies_invalidated += 1;
+        }
+        let home = self.geo.die_of_plane(self.ftl.home_plane(lpn)).0 as usize;
+        if let Some(list) = h.rlru.get_mut(home) {
+            list.remove(lpn);
+        }
+    }
+
+    /// A staging page on a die other than `home_die`, the least loaded first; reclaims the
+    /// oldest staging block (queuing its erase) when every eligible plane is full.
+    fn staging_page(&mut self, home_die: u32) -> Option<(u32, u32)> {
+        let h = self.hotr.as_mut()?;
+        let dies = &self.dies;
+        let eligible = |p: &StagingPlane| p.die != home_die;
+        let pick = h
+            .planes
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| eligible(p) && (p.active.is_some() || !p.free.is_empty()))
+            .min_by_key(|(i, p)| (dies[p.die as usize].load(), *i))
+            .map(|(i, _)| i);
+        let Some(i) = pick else {
+            let victim = h
+                .planes
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| eligible(p) && !p.used.is_empty())
+                .map(|(i, _)| i)
+                .next()?;
+            let block = h.planes[victim].used.pop_front().expect("non-empty");
+            h.reclaiming.insert(block);
+            let first = block * h.ppb;
+            for ppn in first..first + h.ppb {
+                if let Some(lpn) = h.page_lpn.get(&ppn).copied() {
+                    h.drop_copy(lpn);
+                    self.metrics.staging.copies_dropped += 1;
+                }
+            }
+            let plane = h.planes[victim].plane;
+            let mut op = self.blank_op(OpKind::Erase, Cause::Migration, plane);
+            op.src = block;
+            let die = op.die as usize;
+            let id = self.new_op(op);
+            self.enqueue(die, QueueKind::Internal, id);
+            self.try_dispatch(die);
+            return None;
+        };
+        let p = &mut h.planes[i];
+        let (block, next) = match p.active {
+            Some(a) => a,
+            None => (p.free.pop_front().expect("checked"), 0),
+        };
+        p.active = if next + 1 == h.ppb {
+            p.used.push_back(block);
+            None
+        } else {
+            Some((block, next + 1))
+        };
+        Some((block * h.ppb + next, p.plane))
+    }
+
+    /// After a conflicted read served at home: program the page into staging (its data is in
+    /// the controller, so no extra read).
+    pub(super) fn hotr_copy(&mut self, read: &Op, home_die: u32) {
+        let Some((ppn, plane)) = self.staging_page(home_die) else {
+            return;
+        };
+        let mut op = self.blank_op(OpKind::Program, Cause::Migration, plane);
+        op.lpn = read.lpn;
+        op.ppn = ppn;
+        op.version = if read.ppn == NONE {
+            0
+        } else {
+            self.ftl.map.held(read.ppn)
+        };
+        op.src = home_die;
+        op.staging = true;
+        self.metrics.staging.migrations += 1;
+        let die = op.die as usize;
+        let id = self.new_op(op);
+        self.enqueue(die, QueueKind::Write, id);
+        self.try_dispatch(die);
+    }
+
+    /// A staging copy is programmed: it becomes the page's copy unless the page changed since.
+    pub(super) fn hotr_copy_done(&mut self, op: &Op) {
+        self.ftl.map.programmed(op.ppn, op.version);
+        let newest = self.ftl.map.newest(op.lpn);
+        let Some(h) = self.hotr.as_mut() else { return };
+        let home = op.src as usize;
+        let block = op.ppn / h.ppb;
+        if newest != op.version
+            || h.copies.contains_key(&op.lpn)
+            || !h.rlru[home].contains(op.lpn)
+            || h.reclaiming.contains(&block)
+        {
+            self.metrics.staging.migrations_discarded += 1;
+            return;
+        }
+        h.copies.insert(op.lpn, (op.ppn, op.src));
+        h.page_lpn.insert(op.ppn, op.lpn);
+        h.copies_per_die[home] += 1;
+    }
+
+    /// A staging block was erased: it rejoins its plane's free staging blocks.
+    pub(super) fn hotr_erase_done(&mut self, block: u32) {
+        self.ftl.blocks[block as usize].erase_count += 1;
+        self.metrics.staging.erases += 1;
+        let plane = self.geo.plane_of_block(BlockId(block)).0;
+        if let Some(h) = self.hotr.as_mut() {
+            h.reclaiming.remove(&block);
+            if let Some(p) = h.planes.iter_mut().find(|p| p.plane == plane) {
+                p.free.push_back(block);
+            }
+        }
+    }
+
+    /// The level and erase epoch of a staging page (for routing a read to it).
+    pub(super) fn staging_block_of(&self, ppn: u32) -> usize {
+        self.geo.block_of(Ppn(ppn)).0 as usize
+    }
+}
