@@ -218,7 +218,32 @@ struct RawConfig {
     buffer: BufferConfig,
     voltage: VoltageConfig,
     staging: StagingConfig,
+    redundancy: RedundancyConfig,
     host: HostConfig,
+}
+
+/// Redundancy schemes that trade space for read latency (hotr.txt's baselines).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RedundancyScheme {
+    /// No redundancy.
+    None,
+    /// Rails: the second half of the channels mirrors the first; every program is made on both
+    /// replicas and a read goes to the replica not busy with a program or erase.
+    Rails,
+    /// TTFlash: groups of k+1 dies form RAID-5 stripes with rotating parity; a read whose die is
+    /// busy with a program or erase is rebuilt from the other k dies.
+    Ttflash,
+}
+
+/// Rails / TTFlash settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedundancyConfig {
+    /// Scheme.
+    pub scheme: RedundancyScheme,
+    /// TTFlash data dies per stripe (k of k+1).
+    pub ttflash_k: u32,
 }
 
 /// Where HotR keeps copies of hot read pages (hotr.txt §III).
@@ -322,6 +347,8 @@ pub struct Config {
     pub voltage: VoltageConfig,
     /// HotR staging space.
     pub staging: StagingConfig,
+    /// Rails / TTFlash.
+    pub redundancy: RedundancyConfig,
     /// Host.
     pub host: HostConfig,
 }

@@ -1,7 +1,8 @@
 //! Raw → validated configuration. Every violated constraint is reported, each naming its key.
 
 use super::{
-    Config, ConfigError, PeIdealization, RawConfig, StagingDesign, SuspendPolicy, VoltagePolicy,
+    Config, ConfigError, PeIdealization, RawConfig, RedundancyScheme, StagingDesign, SuspendPolicy,
+    VoltagePolicy,
 };
 
 pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
@@ -30,6 +31,7 @@ pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
         buffer: raw.buffer,
         voltage: raw.voltage,
         staging: raw.staging,
+        redundancy: raw.redundancy,
         host: raw.host,
     })
 }
@@ -147,8 +149,32 @@ fn check_staging(raw: &RawConfig, errs: &mut Vec<String>) {
     }
 }
 
+fn check_redundancy(raw: &RawConfig, errs: &mut Vec<String>) {
+    let r = &raw.redundancy;
+    let g = &raw.geometry;
+    match r.scheme {
+        RedundancyScheme::Rails if g.channels % 2 != 0 => {
+            errs.push(format!("redundancy.scheme = \"rails\": geometry.channels = {} must be even (the second half mirrors the first)", g.channels));
+        }
+        RedundancyScheme::Ttflash => {
+            let dies = g.channels * g.chips_per_channel * g.dies_per_chip;
+            if r.ttflash_k == 0 || dies % (r.ttflash_k + 1) != 0 {
+                errs.push(format!(
+                    "redundancy.ttflash_k = {}: the {dies} dies must split into stripes of k+1",
+                    r.ttflash_k
+                ));
+            }
+        }
+        _ => {}
+    }
+    if r.scheme != RedundancyScheme::None && raw.staging.design != StagingDesign::None {
+        errs.push("redundancy.scheme: combining Rails or TTFlash with a HotR staging space is not supported".into());
+    }
+}
+
 fn check_rest(raw: &RawConfig, errs: &mut Vec<String>) {
     check_staging(raw, errs);
+    check_redundancy(raw, errs);
     let p = &raw.precondition;
     if !(0.0..=1.0).contains(&p.fill) {
         errs.push(format!("precondition.fill = {}: must be in [0, 1]", p.fill));

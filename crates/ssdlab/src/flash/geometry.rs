@@ -58,11 +58,15 @@ impl Geometry {
         }
     }
     /// The geometry of a configuration: with a dedicated staging chip, one more channel of the
-    /// same shape is appended after the data channels.
+    /// same shape is appended after the data channels; with Rails the second half of the
+    /// channels holds the mirror and no data of its own.
     pub fn of(cfg: &crate::config::Config) -> Self {
         let mut g = Geometry::new(&cfg.geometry);
         if cfg.staging.design == crate::config::StagingDesign::ExtraChip {
             g.channels += 1;
+        }
+        if cfg.redundancy.scheme == crate::config::RedundancyScheme::Rails {
+            g.data_channels = g.channels / 2;
         }
         g
     }
@@ -129,6 +133,10 @@ impl Geometry {
     /// First block of a plane.
     pub fn first_block(&self, plane: PlaneId) -> BlockId {
         BlockId(plane.0 * self.blocks_per_plane)
+    }
+    /// The first plane of a die.
+    pub fn die_plane(&self, die: DieId) -> PlaneId {
+        PlaneId(die.0 * self.planes_per_die)
     }
     /// Plane from its (channel, chip, die, plane) coordinates.
     pub fn plane_at(&self, channel: u32, chip: u32, die: u32, plane: u32) -> PlaneId {

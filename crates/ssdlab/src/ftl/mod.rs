@@ -44,7 +44,14 @@ pub struct Ftl {
 pub fn logical_pages(cfg: &Config) -> u32 {
     let g = Geometry::of(cfg);
     let physical = g.data_planes() * g.blocks_per_plane * g.pages_per_block;
-    ((1.0 - cfg.ftl.over_provisioning) * f64::from(physical)).floor() as u32
+    // TTFlash spends one page of every k+1 on parity.
+    let data_share = match cfg.redundancy.scheme {
+        crate::config::RedundancyScheme::Ttflash => {
+            f64::from(cfg.redundancy.ttflash_k) / f64::from(cfg.redundancy.ttflash_k + 1)
+        }
+        _ => 1.0,
+    };
+    ((1.0 - cfg.ftl.over_provisioning) * data_share * f64::from(physical)).floor() as u32
 }
 
 /// Blocks of the staging space: every block of the staging chip, or the last
@@ -221,6 +228,11 @@ impl Ftl {
             self.map.remap(lpn, dst.0);
             self.validate(dst);
         }
+    }
+
+    /// A page programmed outside the mapping (TTFlash parity): written, never valid.
+    pub fn commit_unmapped(&mut self, ppn: Ppn) {
+        self.settle(ppn, 0);
     }
 
     /// Whether `plane` should start GC now.

@@ -3,9 +3,9 @@
 mod summary;
 
 pub use summary::{
-    summary_buffer, summary_gc, summary_pe, summary_perf, summary_staging, summary_voltage,
-    summary_wear, BufferSummary, CostSummary, LatencySummary, PeSummary, StagingSummary, Summary,
-    VoltageSummary,
+    summary_buffer, summary_gc, summary_pe, summary_perf, summary_redundancy, summary_staging,
+    summary_voltage, summary_wear, BufferSummary, CostSummary, LatencySummary, PeSummary,
+    RedundancySummary, StagingSummary, Summary, VoltageSummary,
 };
 
 use crate::sched::{Cause, OpClass, OpKind};
@@ -79,6 +79,21 @@ pub struct StagingMetrics {
     pub erases: u64,
 }
 
+/// Rails / TTFlash accounting.
+#[derive(Debug, Clone, Default)]
+pub struct RedundancyMetrics {
+    /// Rails: read pages served by the mirror.
+    pub redirected: u64,
+    /// Rails: mirror programs.
+    pub mirror_programs: u64,
+    /// TTFlash: read pages rebuilt from their stripe.
+    pub rebuilt: u64,
+    /// TTFlash: reconstruction reads issued.
+    pub reconstruction_reads: u64,
+    /// TTFlash: parity programs.
+    pub parity_programs: u64,
+}
+
 /// Accounting by threshold-voltage level (`[low, normal, high]`).
 #[derive(Debug, Clone, Default)]
 pub struct LevelMetrics {
@@ -135,6 +150,8 @@ pub struct Metrics {
     pub levels: LevelMetrics,
     /// HotR.
     pub staging: StagingMetrics,
+    /// Rails / TTFlash.
+    pub redundancy: RedundancyMetrics,
     /// Time with no host request outstanding, between the first arrival and the last completion, ns.
     pub idle_ns: u64,
     /// Requests the host had to hold back because the write queue was full.
@@ -175,6 +192,7 @@ impl Default for Metrics {
             buffer: BufferMetrics::default(),
             levels: LevelMetrics::default(),
             staging: StagingMetrics::default(),
+            redundancy: RedundancyMetrics::default(),
             idle_ns: 0,
             host_stalls: 0,
             latency_sum_ns: [0; 3],

@@ -188,6 +188,8 @@ pub struct Summary {
     pub voltage: VoltageSummary,
     /// HotR staging (zeros without a staging space).
     pub staging: StagingSummary,
+    /// Rails / TTFlash (zeros without them).
+    pub redundancy: RedundancySummary,
     /// Extra physical space of the scheme and the cost-latency product.
     pub cost: CostSummary,
     /// Per-scheme metrics (empty for the baseline).
@@ -436,6 +438,38 @@ pub struct CostSummary {
     pub space_factor: f64,
     /// Mean response time × space factor, µs (normalise both to the baseline for the product).
     pub cost_latency_us: f64,
+}
+
+/// Rails / TTFlash statistics.
+#[derive(Debug, Clone, Serialize)]
+pub struct RedundancySummary {
+    /// Rails: read pages served by the mirror.
+    pub redirected: u64,
+    /// As % of host read pages.
+    pub redirected_pct: f64,
+    /// Rails: mirror programs.
+    pub mirror_programs: u64,
+    /// TTFlash: read pages rebuilt from their stripe.
+    pub rebuilt: u64,
+    /// As % of host read pages.
+    pub rebuilt_pct: f64,
+    /// TTFlash: reconstruction reads.
+    pub reconstruction_reads: u64,
+    /// TTFlash: parity programs.
+    pub parity_programs: u64,
+}
+
+/// Rails / TTFlash part of the summary.
+pub fn summary_redundancy(m: &super::RedundancyMetrics, host_read_pages: u64) -> RedundancySummary {
+    RedundancySummary {
+        redirected: m.redirected,
+        redirected_pct: ratio_pct(m.redirected, host_read_pages),
+        mirror_programs: m.mirror_programs,
+        rebuilt: m.rebuilt,
+        rebuilt_pct: ratio_pct(m.rebuilt, host_read_pages),
+        reconstruction_reads: m.reconstruction_reads,
+        parity_programs: m.parity_programs,
+    }
 }
 
 /// HotR part of the summary.

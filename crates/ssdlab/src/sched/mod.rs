@@ -26,17 +26,20 @@ pub enum Cause {
     Gc,
     /// Moving data to where a scheme wants it (e.g. HIRE's rewrite of read-hot pages).
     Migration,
+    /// Redundancy: Rails mirror programs and erases, TTFlash parity programs and rebuild reads.
+    Redundancy,
 }
 
 impl Cause {
     /// All causes, in report order.
-    pub const ALL: [Cause; 3] = [Cause::User, Cause::Gc, Cause::Migration];
+    pub const ALL: [Cause; 4] = [Cause::User, Cause::Gc, Cause::Migration, Cause::Redundancy];
     /// Name used in reports.
     pub fn name(self) -> &'static str {
         match self {
             Cause::User => "user",
             Cause::Gc => "gc",
             Cause::Migration => "migration",
+            Cause::Redundancy => "redundancy",
         }
     }
 }
@@ -54,18 +57,21 @@ pub enum OpClass {
     Erase = 3,
     /// Migration reads and programs.
     Migration = 4,
+    /// Redundancy reads and programs (mirror, parity, rebuild).
+    Redundancy = 5,
 }
 
 impl OpClass {
     /// Number of classes.
-    pub const COUNT: usize = 5;
+    pub const COUNT: usize = 6;
     /// All classes, in report order.
-    pub const ALL: [OpClass; 5] = [
+    pub const ALL: [OpClass; 6] = [
         OpClass::UserRead,
         OpClass::UserProgram,
         OpClass::Gc,
         OpClass::Erase,
         OpClass::Migration,
+        OpClass::Redundancy,
     ];
     /// The class of an operation.
     pub fn of(kind: OpKind, cause: Cause) -> OpClass {
@@ -75,6 +81,7 @@ impl OpClass {
             (OpKind::Program, Cause::User) => OpClass::UserProgram,
             (_, Cause::Gc) => OpClass::Gc,
             (_, Cause::Migration) => OpClass::Migration,
+            (_, Cause::Redundancy) => OpClass::Redundancy,
         }
     }
     /// Name used in `read_wait_us`.
@@ -85,6 +92,7 @@ impl OpClass {
             OpClass::Gc => "gc",
             OpClass::Erase => "erase",
             OpClass::Migration => "migration",
+            OpClass::Redundancy => "redundancy",
         }
     }
     /// True for programs and erases: the work a read is "blocked" behind.

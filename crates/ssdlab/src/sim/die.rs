@@ -34,7 +34,7 @@ impl Simulation<'_> {
     /// level of the block it moves from.
     pub(super) fn stream_of(op: &Op) -> Stream {
         match op.cause {
-            Cause::User | Cause::Migration => Stream::user(op.level),
+            Cause::User | Cause::Migration | Cause::Redundancy => Stream::user(op.level),
             Cause::Gc => Stream::gc(op.level),
         }
     }
@@ -82,7 +82,7 @@ impl Simulation<'_> {
     fn program_ready(&self, die: usize, id: u32) -> bool {
         let op = &self.ops[id as usize];
         self.dies[die].cache_op == NONE
-            && (op.staging || self.ftl.can_alloc(PlaneId(op.plane), Self::stream_of(op)))
+            && (op.preallocated || self.ftl.can_alloc(PlaneId(op.plane), Self::stream_of(op)))
     }
 
     /// Starts the next operation on an idle die, as the scheduling policy picks it.
@@ -249,7 +249,7 @@ impl Simulation<'_> {
                         occupancy[c as usize] - op.snapshot[c as usize];
                 }
             }
-            if kind == OpKind::Program && !self.ops[id as usize].staging {
+            if kind == OpKind::Program && !self.ops[id as usize].preallocated {
                 let ppn = self
                     .ftl
                     .alloc(PlaneId(plane), stream, now)
@@ -282,6 +282,7 @@ impl Simulation<'_> {
             let mut id = leader;
             while id != NONE {
                 self.start_gc(self.ops[id as usize].plane);
+                self.redundancy_after_program(id);
                 id = self.ops[id as usize].next;
             }
         }

@@ -125,7 +125,7 @@ impl Simulation<'_> {
         for page in first..end {
             let lpn = (page % logical) as u32;
             let die = if read {
-                self.read_page(req, lpn)
+                self.read_page(req, lpn)?
             } else {
                 self.write_page(req, lpn)
             };
@@ -174,23 +174,24 @@ impl Simulation<'_> {
             next: NONE,
             pages: 1,
             level: crate::flash::Level::Normal,
-            staging: false,
+            preallocated: false,
+            pending: 0,
             migrate: false,
             queued_at: SimTime::ZERO,
         }
     }
 
     /// Queues a read page; returns its die, or `None` if it was served without flash.
-    fn read_page(&mut self, req: u32, lpn: u32) -> Option<usize> {
+    fn read_page(&mut self, req: u32, lpn: u32) -> Result<Option<usize>, SimError> {
         self.metrics.read_pages += 1;
         if self.buffer_read_hit(req, lpn) {
-            return None;
+            return Ok(None);
         }
         if self.pending_writes.contains_key(&lpn) {
             // The controller still holds the data of a write in flight: no flash read.
             self.metrics.read_pages_from_write_buffer += 1;
             self.page_done(req);
-            return None;
+            return Ok(None);
         }
         let ppn = self.ftl.map.ppn(lpn);
         let plane = if ppn == NONE {
@@ -232,17 +233,27 @@ impl Simulation<'_> {
                 op.erase_epoch = self.ftl.blocks[block].erase_count;
             }
         }
+        if let Some(twin) = self.rails_route(lpn, op.ppn, home_die, running || queued) {
+            let block = self.geo.block_of(crate::flash::Ppn(twin)).0 as usize;
+            op.ppn = twin;
+            op.plane = self.geo.plane_of(crate::flash::Ppn(twin)).0;
+            op.die = self.geo.die_of_plane(crate::flash::PlaneId(op.plane)).0;
+            op.erase_epoch = self.ftl.blocks[block].erase_count;
+        }
+        if self.ttflash_rebuild(op.clone(), home_die, running || queued)? {
+            return Ok(None);
+        }
         let die = op.die as usize;
         op.snapshot = self.dies[die].occupancy(self.now);
         let id = self.new_op(op);
         self.enqueue(die, QueueKind::Read, id);
-        Some(die)
+        Ok(Some(die))
     }
 
     /// Whether a read queued now finds its die running a program or erase, and whether (under
     /// a policy that queues reads behind them) one is queued ahead of it. Either makes the read
     /// "blocked".
-    fn program_erase_ahead(&self, die: usize) -> (bool, bool) {
+    pub(super) fn program_erase_ahead(&self, die: usize) -> (bool, bool) {
         let d = &self.dies[die];
         let running = d.busy_with().is_some()
             && matches!(

@@ -226,7 +226,7 @@ impl Simulation<'_> {
             self.ftl.map.held(read.ppn)
         };
         op.src = home_die;
-        op.staging = true;
+        op.preallocated = true;
         self.metrics.staging.migrations += 1;
         let die = op.die as usize;
         let id = self.new_op(op);

@@ -9,6 +9,7 @@ mod gc;
 mod host;
 mod hotr;
 mod phases;
+mod redundancy;
 mod suspend;
 
 use crate::config::{Config, HostMode};
@@ -109,8 +110,10 @@ struct Op {
     queued_at: SimTime,
     /// Threshold-voltage level: of the page read, or to program with.
     level: crate::flash::Level,
-    /// A HotR staging copy (program) — its page was allocated in the staging space.
-    staging: bool,
+    /// A program whose page was chosen when it was queued (HotR staging copy, Rails mirror).
+    preallocated: bool,
+    /// Rebuilt read (TTFlash): reconstruction reads still outstanding.
+    pending: u32,
     /// HotR: copy this read page to staging once it is read.
     migrate: bool,
 }
@@ -178,6 +181,8 @@ pub struct Simulation<'w> {
     fill_level: crate::flash::Level,
     /// HotR, when a staging space is configured.
     hotr: Option<hotr::HotR>,
+    /// Rails / TTFlash state.
+    redundancy: redundancy::Redundancy,
     pending_writes: FxHashMap<u32, u32>,
     /// Scratch list of dies a request queued work on.
     touched_dies: Vec<usize>,
@@ -245,6 +250,7 @@ impl<'w> Simulation<'w> {
             buffer: (cfg.buffer.device_pages > 0)
                 .then(|| crate::buffer::LruBuffer::new(cfg.buffer.device_pages)),
             fill_level,
+            redundancy: redundancy::Redundancy::new(cfg, &geo),
             hotr: (cfg.staging.design != crate::config::StagingDesign::None)
                 .then(|| hotr::HotR::new(cfg, &geo)),
             pending_writes: FxHashMap::default(),
@@ -332,6 +338,14 @@ impl<'w> Simulation<'w> {
     /// Physical space over that of the same drive without the scheme's extra space.
     fn space_factor(&self) -> f64 {
         let g = &self.geo;
+        if self.cfg.redundancy.scheme == crate::config::RedundancyScheme::Ttflash {
+            let k = f64::from(self.cfg.redundancy.ttflash_k);
+            return (k + 1.0) / k;
+        }
+        if self.cfg.redundancy.scheme == crate::config::RedundancyScheme::Rails {
+            return f64::from(g.pages())
+                / f64::from(g.data_planes() * g.blocks_per_plane * g.pages_per_block);
+        }
         let data = f64::from(g.data_planes() * g.blocks_per_plane * g.pages_per_block);
         let staging =
             crate::ftl::staging_blocks(&self.cfg, g).len() as f64 * f64::from(g.pages_per_block);
@@ -399,6 +413,7 @@ impl<'w> Simulation<'w> {
                 self.hotr.as_ref().map_or(0, |h| h.copies() as u64),
                 self.hotr.as_ref().map_or(0, hotr::HotR::capacity_pages),
             ),
+            redundancy: crate::metrics::summary_redundancy(&m.redundancy, m.read_pages),
             cost: {
                 let factor = self.space_factor();
                 crate::metrics::CostSummary {

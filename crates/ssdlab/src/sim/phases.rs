@@ -148,27 +148,32 @@ impl Simulation<'_> {
         Ok(())
     }
 
+    /// A host read page is done: verify, account, feed the buffer and HotR, complete.
+    pub(super) fn finish_read(&mut self, op: &Op) -> Result<(), SimError> {
+        if self.opts.verify {
+            verify::check_read(&self.ftl, op.lpn, op.ppn, op.version, op.erase_epoch)?;
+        }
+        let total = self.now.since(op.started);
+        let lv = &mut self.metrics.levels;
+        lv.read_pages[op.level as usize] += 1;
+        lv.read_ns[op.level as usize] += self.now.since(op.queued_at);
+        self.buffer_fill(op.lpn);
+        if op.migrate {
+            let home = self.geo.die_of_plane(crate::flash::PlaneId(op.plane)).0;
+            self.hotr_copy(op, home);
+        }
+        self.metrics.read_pages_flash += 1;
+        self.metrics.read_bus_wait_ns += op.bus_wait_ns;
+        self.metrics.read_service_ns += total - op.bus_wait_ns;
+        self.page_done(op.req);
+        Ok(())
+    }
+
     fn finish_one(&mut self, op: &Op) -> Result<(), SimError> {
         match (op.kind, op.cause) {
-            (OpKind::Read, Cause::User) => {
-                if self.opts.verify {
-                    verify::check_read(&self.ftl, op.lpn, op.ppn, op.version, op.erase_epoch)?;
-                }
-                let total = self.now.since(op.started);
-                let lv = &mut self.metrics.levels;
-                lv.read_pages[op.level as usize] += 1;
-                lv.read_ns[op.level as usize] += self.now.since(op.queued_at);
-                self.buffer_fill(op.lpn);
-                if op.migrate {
-                    let home = self.geo.die_of_plane(crate::flash::PlaneId(op.plane)).0;
-                    self.hotr_copy(op, home);
-                }
-                self.metrics.read_pages_flash += 1;
-                self.metrics.read_bus_wait_ns += op.bus_wait_ns;
-                self.metrics.read_service_ns += total - op.bus_wait_ns;
-                self.page_done(op.req);
-            }
-            (OpKind::Program, Cause::Migration) if op.staging => {
+            (OpKind::Read, Cause::User) => self.finish_read(op)?,
+            (_, Cause::Redundancy) => self.redundancy_done(op)?,
+            (OpKind::Program, Cause::Migration) if op.preallocated => {
                 self.metrics.levels.programs[op.level as usize] += 1;
                 self.hotr_copy_done(op);
             }
