@@ -171,6 +171,9 @@ pub struct SynthArgs {
     /// Fraction of requests continuing the previous one.
     #[arg(long, default_value_t = 0.0)]
     pub seq: f64,
+    /// Share of writes that hit the same hot pages as reads (below 1: disjoint hot sets).
+    #[arg(long, default_value_t = 1.0)]
+    pub rw_mix: f64,
     /// Seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -191,6 +194,7 @@ impl SynthArgs {
             footprint_gib: self.footprint_gib,
             zipf: self.zipf,
             seq: self.seq,
+            rw_mix: self.rw_mix,
             seed: self.seed,
         };
         spec.validate()?;

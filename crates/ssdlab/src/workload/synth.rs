@@ -36,6 +36,10 @@ pub struct SynthSpec {
     pub zipf: f64,
     /// Probability that a request continues where the previous one ended.
     pub seq: f64,
+    /// Share of writes drawn from the same hot set as reads (1 = one distribution for both).
+    /// Below 1 the other writes hit a disjoint hot set, as in the papers' observation that most
+    /// pages are read-only or write-only (hotr.txt §II: 9.6 % of pages are mixed).
+    pub rw_mix: f64,
     /// Seed of the generator.
     pub seed: u64,
 }
@@ -50,6 +54,7 @@ impl Default for SynthSpec {
             footprint_gib: 1.0,
             zipf: 0.0,
             seq: 0.0,
+            rw_mix: 1.0,
             seed: 1,
         }
     }
@@ -96,6 +101,9 @@ impl SynthSpec {
         }
         if !(0.0..=1.0).contains(&self.seq) {
             return Err(format!("seq = {}: must be in [0, 1]", self.seq));
+        }
+        if !(0.0..=1.0).contains(&self.rw_mix) {
+            return Err(format!("rw_mix = {}: must be in [0, 1]", self.rw_mix));
         }
         Ok(())
     }
@@ -144,7 +152,7 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 impl FromStr for SynthSpec {
     type Err = String;
     /// Parses `key=value,...` with keys requests, write_ratio, size_kib (`4|8|16`), iat_us,
-    /// rate_iops, arrivals (`exp`/`const`), footprint_gib, zipf, seq, seed.
+    /// rate_iops, arrivals (`exp`/`const`), footprint_gib, zipf, seq, rw_mix, seed.
     fn from_str(s: &str) -> Result<Self, String> {
         let mut spec = SynthSpec::default();
         let mut gap = 100.0;
@@ -177,8 +185,9 @@ impl FromStr for SynthSpec {
                 "footprint_gib" => spec.footprint_gib = num(v)?,
                 "zipf" => spec.zipf = num(v)?,
                 "seq" => spec.seq = num(v)?,
+                "rw_mix" => spec.rw_mix = num(v)?,
                 "seed" => spec.seed = num(v)? as u64,
-                other => return Err(format!("synthetic spec: unknown key `{other}` (known: requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, footprint_gib, zipf, seq, seed)")),
+                other => return Err(format!("synthetic spec: unknown key `{other}` (known: requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, footprint_gib, zipf, seq, rw_mix, seed)")),
             }
         }
         spec.arrivals = if constant {
@@ -255,8 +264,19 @@ impl Iterator for Synth {
                 Some(z) => z.sample(&mut self.rng) as u64 - 1,
                 None => self.rng.random_range(0..self.pages),
             };
+            // Writes outside the shared share of the mix use a disjoint hot set: their ranks land
+            // half the footprint away from where the same ranks of reads land.
+            let shift = if op == IoOp::Write
+                && self.spec.rw_mix < 1.0
+                && !self.rng.random_bool(self.spec.rw_mix)
+            {
+                self.pages / 2
+            } else {
+                0
+            };
             // Scatter ranks over the footprint so hot pages are not neighbours.
-            (u128::from(rank) * u128::from(self.scramble) % u128::from(self.pages)) as u64
+            ((u128::from(rank) * u128::from(self.scramble) + u128::from(shift))
+                % u128::from(self.pages)) as u64
         };
         let start = if start + size_pages > self.pages {
             0
@@ -290,6 +310,40 @@ mod tests {
         let mean_gap = a.last().unwrap().time_ns as f64 / (a.len() - 1) as f64 / 1e3;
         assert!((mean_gap - 10.0).abs() < 0.5, "{mean_gap}");
         assert!(a.iter().all(|r| r.offset_bytes + r.size_bytes <= 1 << 30));
+    }
+
+    #[test]
+    fn rw_mix_separates_the_hot_sets_of_reads_and_writes() {
+        let hot = |mix: f64| {
+            let spec: SynthSpec = format!(
+                "requests=40000,write_ratio=0.5,footprint_gib=0.1,zipf=1.1,rw_mix={mix},seed=3"
+            )
+            .parse()
+            .unwrap();
+            let (mut reads, mut writes) = (
+                std::collections::HashMap::new(),
+                std::collections::HashMap::new(),
+            );
+            for r in spec.generate().unwrap().map(Result::unwrap) {
+                let m = if r.op == IoOp::Read {
+                    &mut reads
+                } else {
+                    &mut writes
+                };
+                *m.entry(r.offset_bytes).or_insert(0u32) += 1;
+            }
+            let top = |m: &std::collections::HashMap<u64, u32>| {
+                let mut v: Vec<_> = m.iter().map(|(k, c)| (*c, *k)).collect();
+                v.sort_unstable_by(|a, b| b.cmp(a));
+                v.into_iter()
+                    .take(50)
+                    .map(|(_, k)| k)
+                    .collect::<std::collections::HashSet<_>>()
+            };
+            top(&reads).intersection(&top(&writes)).count()
+        };
+        assert!(hot(1.0) > 35, "one distribution: the hot pages are shared");
+        assert!(hot(0.0) < 5, "disjoint hot sets");
     }
 
     #[test]

@@ -70,6 +70,7 @@ proptest! {
             footprint_gib: logical_kib / 1024.0 / 1024.0,
             zipf: 0.7,
             seq: 0.2,
+            rw_mix: 1.0,
             seed,
         };
         let mut gen = spec.generate().unwrap();
