@@ -227,10 +227,13 @@ impl Simulation<'_> {
         };
         op.src = home_die;
         op.preallocated = true;
+        op.erase_epoch = self.ftl.blocks[self.staging_block_of(ppn)].erase_count;
         self.metrics.staging.migrations += 1;
         let die = op.die as usize;
         let id = self.new_op(op);
-        self.enqueue(die, QueueKind::Write, id);
+        // Internal work, so it stays ahead of any later reclamation erase of its block (a write
+        // queue can be held up by a host write waiting for space).
+        self.enqueue(die, QueueKind::Internal, id);
         self.try_dispatch(die);
     }
 
@@ -241,10 +244,12 @@ impl Simulation<'_> {
         let Some(h) = self.hotr.as_mut() else { return };
         let home = op.src as usize;
         let block = op.ppn / h.ppb;
+        let erased = self.ftl.blocks[block as usize].erase_count != op.erase_epoch;
         if newest != op.version
             || h.copies.contains_key(&op.lpn)
             || !h.rlru[home].contains(op.lpn)
             || h.reclaiming.contains(&block)
+            || erased
         {
             self.metrics.staging.migrations_discarded += 1;
             return;

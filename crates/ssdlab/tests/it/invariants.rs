@@ -210,3 +210,30 @@ fn r3_write_replacement_cannot_double_dispatch_a_die() {
     let spec = "requests=1500,write_ratio=0.5474917797946783,size_kib=4|8|16,iat_us=120,footprint_gib=0.001904296875,zipf=0.7,seq=0.2,seed=172";
     assert_eq!(crate::run_synth(&cfg, spec, 172, true).requests, 1500);
 }
+
+/// Regression (property test, issue 6): a staging copy program queued behind a host write
+/// waiting for space was overtaken by the reclamation erase of its block, then programmed into
+/// the erased block and later overwritten by a new copy, leaving a stale copy mapped.
+#[test]
+fn r6_staging_copies_are_programmed_before_their_block_is_reclaimed() {
+    let sets = [
+        "geometry.planes_per_die=1",
+        "geometry.dies_per_chip=2",
+        "geometry.blocks_per_plane=15",
+        "geometry.pages_per_block=4",
+        "ftl.over_provisioning=0.4",
+        "ftl.gc_threshold=0.1",
+        "sched.max_outstanding_writes=64",
+        "suspend.policy=erase",
+        "staging.design=reserved-blocks",
+        "staging.reserved_blocks_per_plane=2",
+        "staging.rlru_entries=8",
+        "staging.hot_fraction=0.5",
+        "precondition.fill=0.24227522858769562",
+        "precondition.pattern=random",
+    ];
+    let cfg = crate::config("tiny", &sets);
+    let spec = "requests=1500,write_ratio=0.22636055560222143,size_kib=4|8|16,iat_us=120,footprint_gib=0.000549316406,zipf=0.7,seq=0.2,seed=143";
+    let s = crate::run_synth(&cfg, spec, 143, true);
+    assert!(s.staging.erases > 0 && s.staging.redirected > 0);
+}
