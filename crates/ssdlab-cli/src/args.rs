@@ -67,7 +67,7 @@ pub struct ConfigArgs {
 #[derive(Args, Debug, Clone)]
 pub struct TraceArgs {
     /// Trace format.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "msr", "spc", "fiu", "disksim", "flashnet", "blktrace"])]
+    #[arg(long, default_value = "auto", value_parser = ["auto", "msr", "spc", "fiu", "disksim", "flashnet", "blktrace", "vscsi", "vscsi-bin"])]
     pub format: String,
     /// blkparse events that become requests: D (dispatched, default), Q (queued) or C.
     #[arg(long, value_parser = ["Q", "D", "C"])]

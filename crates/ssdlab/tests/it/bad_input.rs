@@ -6,13 +6,13 @@ use ssdlab::sim::{RunOptions, Simulation};
 use ssdlab::workload::trace::{TraceOptions, TraceReader};
 use std::io::Write;
 
-fn trace_error(name: &str, text: &str, lenient: bool) -> Result<u64, String> {
+fn trace_error(name: &str, text: impl AsRef<[u8]>, lenient: bool) -> Result<u64, String> {
     let dir = std::env::temp_dir().join(format!("ssdlab-bad-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::File::create(&path)
         .unwrap()
-        .write_all(text.as_bytes())
+        .write_all(text.as_ref())
         .unwrap();
     let opts = TraceOptions {
         lenient,
@@ -37,7 +37,7 @@ const MSR_OK: &str = "128166386783630075,hm,0,Write,3164164096,4096,2896\n";
 fn truncated_line() {
     let e = trace_error(
         "t.csv",
-        &format!("{MSR_OK}{MSR_OK}128166386783631602,hm,0,Read,3282006016\n"),
+        format!("{MSR_OK}{MSR_OK}128166386783631602,hm,0,Read,3282006016\n"),
         false,
     )
     .unwrap_err();
@@ -51,7 +51,7 @@ fn truncated_line() {
 fn bad_number() {
     let e = trace_error(
         "n.csv",
-        &format!("{MSR_OK}128166386783631602,hm,0,Read,32x2,4096,1\n"),
+        format!("{MSR_OK}128166386783631602,hm,0,Read,32x2,4096,1\n"),
         false,
     )
     .unwrap_err();
@@ -65,7 +65,7 @@ fn bad_number() {
 fn unknown_opcode() {
     let e = trace_error(
         "o.csv",
-        &format!("{MSR_OK}128166386783631602,hm,0,Trim,0,4096,1\n"),
+        format!("{MSR_OK}128166386783631602,hm,0,Trim,0,4096,1\n"),
         false,
     )
     .unwrap_err();
@@ -93,7 +93,7 @@ fn negative_size() {
 
 #[test]
 fn lenient_skips_and_counts() {
-    let n = trace_error("l.csv", &format!("{MSR_OK}garbage,line\n{MSR_OK}"), true).unwrap();
+    let n = trace_error("l.csv", format!("{MSR_OK}garbage,line\n{MSR_OK}"), true).unwrap();
     assert_eq!(n, 2);
 }
 
@@ -200,7 +200,7 @@ fn wrong_type_names_the_key() {
 #[test]
 fn overlong_line_is_refused_without_buffering_the_file() {
     let long = "9".repeat(200_000);
-    let e = trace_error("long.csv", &format!("{MSR_OK}{long}\n"), false).unwrap_err();
+    let e = trace_error("long.csv", format!("{MSR_OK}{long}\n"), false).unwrap_err();
     assert!(
         e.contains("long.csv:2") && e.contains("at most 65536 bytes"),
         "{e}"
@@ -217,6 +217,42 @@ fn absurd_request_size_is_refused() {
     .unwrap_err();
     assert!(
         e.contains("big.csv:1") && e.contains("`size`") && e.contains("at most 1073741824"),
+        "{e}"
+    );
+}
+
+/// One binary vSCSI v1 record (32 bytes, little-endian).
+fn vscsi_record(cmd: u16, version: u8, lbn: u64, ts_us: u64) -> Vec<u8> {
+    let mut r = Vec::with_capacity(32);
+    r.extend_from_slice(&1u32.to_le_bytes());
+    r.extend_from_slice(&4096u32.to_le_bytes());
+    r.extend_from_slice(&1u32.to_le_bytes());
+    r.extend_from_slice(&cmd.to_le_bytes());
+    r.extend_from_slice(&(u16::from(version) << 8).to_le_bytes());
+    r.extend_from_slice(&lbn.to_le_bytes());
+    r.extend_from_slice(&ts_us.to_le_bytes());
+    r
+}
+
+#[test]
+fn truncated_binary_record() {
+    let mut bytes = vscsi_record(0x2a, 1, 8, 10);
+    bytes.extend(vscsi_record(0x28, 1, 8, 20));
+    bytes.extend(&vscsi_record(0x28, 1, 16, 30)[..20]);
+    let e = trace_error("t.vscsi", &bytes, false).unwrap_err();
+    assert!(
+        e.contains("t.vscsi:3") && e.contains("whole 32-byte record") && e.contains("20 trailing"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unsupported_binary_version() {
+    let mut bytes = vscsi_record(0x2a, 1, 8, 10);
+    bytes.extend(vscsi_record(0x28, 2, 8, 20));
+    let e = trace_error("v2.vscsi", &bytes, false).unwrap_err();
+    assert!(
+        e.contains("v2.vscsi:2") && e.contains("`ver`") && e.contains("version 1"),
         "{e}"
     );
 }

@@ -112,3 +112,30 @@ fn blktrace_dispatch_events() {
         "YCSB on ext4 is read-dominated"
     );
 }
+
+#[test]
+fn vscsi_binary_and_csv() {
+    let b = replay("cloudphysics_3k.vscsi", 3000);
+    let c = replay("cloudphysics_3k.vscsi.csv", 3000);
+    // The same 3,000 records in two encodings: the CSV keeps whole seconds only, so the
+    // requests and the pages they touch agree, the timing does not.
+    assert_eq!(b.requests, 3000);
+    assert_eq!(
+        (
+            b.requests,
+            b.read.count,
+            b.host_pages["read"],
+            b.host_pages["write"]
+        ),
+        (
+            c.requests,
+            c.read.count,
+            c.host_pages["read"],
+            c.host_pages["write"]
+        )
+    );
+    assert_eq!(b.read.count, 1235, "41.2 % reads in this slice");
+    let t = c.trace.as_ref().expect("trace counts are reported");
+    assert_eq!(t.skipped_framing, 1, "the CSV header");
+    insta::assert_snapshot!("cloudphysics_vscsi", b.deterministic_json());
+}

@@ -27,6 +27,13 @@ pub enum Format {
     /// default; Q = queued by the block layer); other lines (other actions, flushes, discards,
     /// the per-CPU summary) are skipped.
     Blktrace(BlkAction),
+    /// CloudPhysics vSCSI as CSV (libCacheSim): `version,time,op,size,lbn`; time in whole
+    /// seconds, op a SCSI opcode in hex (reads 08/28/a8/88, writes 0a/2a/aa/8a; other commands
+    /// are skipped), size in bytes, lbn in 512 B sectors.
+    Vscsi,
+    /// CloudPhysics vSCSI version 1 binary: 32-byte little-endian records `u32 sn, u32 len,
+    /// u32 nSG, u16 cmd, u16 ver, u64 lbn, u64 ts_us` (version in the high byte of `ver`).
+    VscsiBin,
 }
 
 /// Which blkparse events are requests.
@@ -81,13 +88,15 @@ pub enum TimeUnit {
 
 impl Format {
     /// All formats in detection order.
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 8] = [
         Format::Msr,
         Format::Spc,
         Format::Fiu,
         Format::Disksim,
         Format::Flashnet,
         Format::Blktrace(BlkAction::Dispatch),
+        Format::Vscsi,
+        Format::VscsiBin,
     ];
     /// Name used by `--format`.
     pub fn name(self) -> &'static str {
@@ -98,13 +107,16 @@ impl Format {
             Format::Disksim => "disksim",
             Format::Flashnet => "flashnet",
             Format::Blktrace(_) => "blktrace",
+            Format::Vscsi => "vscsi",
+            Format::VscsiBin => "vscsi-bin",
         }
     }
     pub(super) fn default_unit(self) -> TimeUnit {
         match self {
             Format::Disksim => TimeUnit::Auto,
             Format::Flashnet => TimeUnit::Ms,
-            Format::Spc | Format::Blktrace(_) => TimeUnit::S,
+            Format::Spc | Format::Blktrace(_) | Format::Vscsi => TimeUnit::S,
+            Format::VscsiBin => TimeUnit::Us,
             Format::Msr | Format::Fiu => TimeUnit::Ns,
         }
     }
@@ -116,7 +128,7 @@ impl FromStr for Format {
         Format::ALL
             .into_iter()
             .find(|f| f.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| format!("unknown trace format `{s}` (expected auto, msr, spc, fiu, disksim, flashnet or blktrace)"))
+            .ok_or_else(|| format!("unknown trace format `{s}` (expected auto, msr, spc, fiu, disksim, flashnet, blktrace, vscsi or vscsi-bin)"))
     }
 }
 
@@ -177,7 +189,7 @@ impl LineError {
     }
 }
 
-type LineResult = Result<Option<Record>, LineError>;
+pub(super) type LineResult = Result<Option<Record>, LineError>;
 
 /// Parses one line; `Ok(None)` for lines that carry no record (blank, comment, header, framing).
 pub(super) fn parse_line(format: Format, unit: TimeUnit, line: &str) -> LineResult {
@@ -192,7 +204,102 @@ pub(super) fn parse_line(format: Format, unit: TimeUnit, line: &str) -> LineResu
         Format::Disksim => five_columns(line, unit, 512),
         Format::Flashnet => five_columns(line, unit, 1),
         Format::Blktrace(action) => blktrace(line, action),
+        Format::Vscsi => vscsi_csv(line, unit),
+        Format::VscsiBin => Err(LineError::new(
+            "record",
+            "32-byte binary vscsi records, not text lines",
+            line,
+        )),
     }
+}
+
+/// Nanoseconds per unit of a timestamp written as `text` (`Auto`: ms if it has a decimal point
+/// or exponent, else ns).
+fn unit_ns(unit: TimeUnit, text: &str) -> f64 {
+    match unit {
+        TimeUnit::S => 1e9,
+        TimeUnit::Ms => 1e6,
+        TimeUnit::Us => 1e3,
+        TimeUnit::Ns => 1.0,
+        TimeUnit::Auto if text.contains(['.', 'e', 'E']) => 1e6,
+        TimeUnit::Auto => 1.0,
+    }
+}
+
+/// Size of one binary vSCSI v1 record.
+pub(super) const VSCSI_RECORD_BYTES: usize = 32;
+
+/// The direction of a SCSI READ/WRITE command (6, 10, 12 and 16-byte forms); `None` for other
+/// commands.
+fn scsi_op(code: u16) -> Option<IoOp> {
+    match code {
+        0x08 | 0x28 | 0xa8 | 0x88 => Some(IoOp::Read),
+        0x0a | 0x2a | 0xaa | 0x8a => Some(IoOp::Write),
+        _ => None,
+    }
+}
+
+fn vscsi_csv(line: &str, unit: TimeUnit) -> LineResult {
+    let f: Vec<&str> = line.split(',').collect();
+    if f[0].trim().eq_ignore_ascii_case("version") {
+        return Ok(None);
+    }
+    uint(&f, 0, "version")?;
+    let time = float(&f, 1, "time")? * unit_ns(unit, f[1]);
+    let code = field(&f, 2, "op", "a SCSI opcode in hex")?;
+    let code = u16::from_str_radix(code, 16)
+        .map_err(|_| LineError::new("op", "a SCSI opcode in hex", code))?;
+    let size = uint(&f, 3, "size")?;
+    let lbn = uint(&f, 4, "lbn")?;
+    let Some(op) = scsi_op(code) else {
+        return Ok(None);
+    };
+    Ok(Some(Record {
+        time_ns: time.round() as u128,
+        offset_bytes: lbn.saturating_mul(512),
+        size_bytes: size,
+        op,
+        device: 0,
+        content: None,
+    }))
+}
+
+/// Parses one binary vSCSI v1 record; `Ok(None)` for commands other than READ/WRITE.
+pub(super) fn vscsi_record(rec: &[u8; VSCSI_RECORD_BYTES], unit: TimeUnit) -> LineResult {
+    let u16_at = |i: usize| u16::from_le_bytes([rec[i], rec[i + 1]]);
+    let u32_at = |i: usize| u32::from_le_bytes(rec[i..i + 4].try_into().expect("4 bytes"));
+    let u64_at = |i: usize| u64::from_le_bytes(rec[i..i + 8].try_into().expect("8 bytes"));
+    let version = u16_at(14) >> 8;
+    if version != 1 {
+        return Err(LineError::new(
+            "ver",
+            "vscsi version 1 (only v1 records are supported)",
+            &version.to_string(),
+        ));
+    }
+    let Some(op) = scsi_op(u16_at(12)) else {
+        return Ok(None);
+    };
+    Ok(Some(Record {
+        time_ns: match unit {
+            TimeUnit::Us | TimeUnit::Auto => u128::from(u64_at(24)) * 1000,
+            _ => (u64_at(24) as f64 * unit_ns(unit, "")).round() as u128,
+        },
+        offset_bytes: u64_at(16).saturating_mul(512),
+        size_bytes: u64::from(u32_at(4)),
+        op,
+        device: 0,
+        content: None,
+    }))
+}
+
+/// Whether the start of a file looks like a binary vSCSI v1 trace: text never holds NUL bytes,
+/// and the first record must carry version 1 and a READ/WRITE opcode.
+pub(super) fn looks_like_vscsi_bin(head: &[u8]) -> bool {
+    head.len() >= VSCSI_RECORD_BYTES
+        && head.contains(&0)
+        && u16::from_le_bytes([head[14], head[15]]) >> 8 == 1
+        && scsi_op(u16::from_le_bytes([head[12], head[13]])).is_some()
 }
 
 fn field<'a>(
@@ -373,15 +480,7 @@ fn blktrace(line: &str, action: BlkAction) -> LineResult {
 
 fn five_columns(line: &str, unit: TimeUnit, addr_unit: u64) -> LineResult {
     let f: Vec<&str> = line.split_whitespace().collect();
-    let t = field(&f, 0, "time", "a non-negative number")?;
-    let secs_factor = match unit {
-        TimeUnit::S => 1e9,
-        TimeUnit::Ms => 1e6,
-        TimeUnit::Us => 1e3,
-        TimeUnit::Ns => 1.0,
-        TimeUnit::Auto if t.contains(['.', 'e', 'E']) => 1e6,
-        TimeUnit::Auto => 1.0,
-    };
+    let secs_factor = unit_ns(unit, field(&f, 0, "time", "a non-negative number")?);
     let time_ns = if secs_factor == 1.0 {
         u128::from(uint(&f, 0, "time")?)
     } else {
@@ -512,5 +611,44 @@ mod tests {
         let e = parse_line(Format::Disksim, TimeUnit::Ns, "100 0 8").unwrap_err();
         assert_eq!(e.field, "size");
         assert!(e.found.contains("missing"));
+    }
+
+    #[test]
+    fn vscsi_csv_line() {
+        let r = one(Format::Vscsi, "1,5633898,2a,512,42932745");
+        assert_eq!(r.op, IoOp::Write);
+        assert_eq!(r.time_ns, 5_633_898_000_000_000);
+        assert_eq!((r.offset_bytes, r.size_bytes), (42_932_745 * 512, 512));
+        assert_eq!(one(Format::Vscsi, "1,7,28,4096,8").op, IoOp::Read);
+        let header = "version,time,op,size,lbn";
+        assert!(parse_line(Format::Vscsi, TimeUnit::S, header)
+            .unwrap()
+            .is_none());
+        // TEST UNIT READY (00) is not an I/O: skipped, not an error.
+        assert!(parse_line(Format::Vscsi, TimeUnit::S, "1,7,00,0,0")
+            .unwrap()
+            .is_none());
+        let e = parse_line(Format::Vscsi, TimeUnit::S, "1,7,zz,4096,8").unwrap_err();
+        assert_eq!(e.field, "op");
+    }
+
+    #[test]
+    fn vscsi_binary_record() {
+        let mut rec = [0u8; VSCSI_RECORD_BYTES];
+        rec[4..8].copy_from_slice(&8192u32.to_le_bytes());
+        rec[12..14].copy_from_slice(&0x28u16.to_le_bytes());
+        rec[14..16].copy_from_slice(&0x0100u16.to_le_bytes());
+        rec[16..24].copy_from_slice(&100u64.to_le_bytes());
+        rec[24..32].copy_from_slice(&1_234_567u64.to_le_bytes());
+        assert!(looks_like_vscsi_bin(&rec));
+        let r = vscsi_record(&rec, TimeUnit::Us).unwrap().unwrap();
+        assert_eq!(r.op, IoOp::Read);
+        assert_eq!(r.time_ns, 1_234_567_000);
+        assert_eq!((r.offset_bytes, r.size_bytes), (51_200, 8192));
+        rec[12] = 0x12; // INQUIRY
+        assert!(vscsi_record(&rec, TimeUnit::Us).unwrap().is_none());
+        assert!(!looks_like_vscsi_bin(
+            b"1,5633898,2a,512,42932745\n1,5633898,2a,512,4293"
+        ));
     }
 }

@@ -40,7 +40,7 @@ pub enum TraceError {
         found: String,
     },
     /// No known format matches the first lines.
-    #[error("{path}: cannot detect the trace format from its first lines (tried msr, spc, fiu, disksim, flashnet, blktrace); use --format")]
+    #[error("{path}: cannot detect the trace format from its first lines (tried msr, spc, fiu, disksim, flashnet, blktrace, vscsi, vscsi-bin); use --format")]
     UnknownFormat {
         /// The file.
         path: PathBuf,
@@ -144,7 +144,18 @@ impl TraceReader {
     pub fn open(path: &Path, opts: TraceOptions) -> Result<Self, TraceError> {
         let format = match opts.format {
             Some(f) => f,
-            None => detect::detect(path, open(path)?)?,
+            None => {
+                let mut input = open(path)?;
+                let head = input.fill_buf().map_err(|source| TraceError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+                if formats::looks_like_vscsi_bin(head) {
+                    Format::VscsiBin
+                } else {
+                    detect::detect(path, input)?
+                }
+            }
         };
         let format = match (format, opts.blk_action) {
             (Format::Blktrace(_), Some(a)) => Format::Blktrace(a),
@@ -169,37 +180,88 @@ impl TraceReader {
         self.format
     }
 
-    fn next_request(&mut self) -> Result<Option<Request>, TraceError> {
-        loop {
-            if self.done || self.opts.limit.is_some_and(|l| self.counts.requests >= l) {
-                return Ok(None);
-            }
-            self.buf.clear();
-            let n = Read::take(&mut self.input, MAX_LINE_BYTES + 1)
-                .read_until(b'\n', &mut self.buf)
+    /// Reads the next text line into `buf`; `None` at the end of the file.
+    fn next_line(&mut self) -> Result<Option<std::borrow::Cow<'_, str>>, TraceError> {
+        self.buf.clear();
+        let n = Read::take(&mut self.input, MAX_LINE_BYTES + 1)
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|source| TraceError::Io {
+                path: self.path.clone(),
+                source,
+            })?;
+        if n == 0 {
+            self.done = true;
+            return Ok(None);
+        }
+        self.counts.lines += 1;
+        let line_no = self.counts.lines;
+        if n as u64 > MAX_LINE_BYTES {
+            return Err(TraceError::Parse {
+                path: self.path.clone(),
+                line: line_no,
+                field: "line",
+                expected: format!(
+                    "a line of at most {MAX_LINE_BYTES} bytes (is this a binary file?)"
+                ),
+                found: String::from_utf8_lossy(&self.buf[..40]).into_owned(),
+            });
+        }
+        Ok(Some(String::from_utf8_lossy(&self.buf)))
+    }
+
+    /// Reads the next binary vSCSI record; `None` at the end of the file.
+    fn next_vscsi_record(&mut self) -> Result<Option<formats::LineResult>, TraceError> {
+        let mut rec = [0u8; formats::VSCSI_RECORD_BYTES];
+        let mut got = 0;
+        while got < rec.len() {
+            let n = self
+                .input
+                .read(&mut rec[got..])
                 .map_err(|source| TraceError::Io {
                     path: self.path.clone(),
                     source,
                 })?;
             if n == 0 {
-                self.done = true;
+                break;
+            }
+            got += n;
+        }
+        if got == 0 {
+            self.done = true;
+            return Ok(None);
+        }
+        self.counts.lines += 1;
+        if got < rec.len() {
+            return Err(TraceError::Parse {
+                path: self.path.clone(),
+                line: self.counts.lines,
+                field: "record",
+                expected: format!("a whole {}-byte record", rec.len()),
+                found: format!("{got} trailing bytes"),
+            });
+        }
+        Ok(Some(formats::vscsi_record(&rec, self.unit)))
+    }
+
+    fn next_request(&mut self) -> Result<Option<Request>, TraceError> {
+        loop {
+            if self.done || self.opts.limit.is_some_and(|l| self.counts.requests >= l) {
                 return Ok(None);
             }
-            self.counts.lines += 1;
+            let parsed = if self.format == Format::VscsiBin {
+                match self.next_vscsi_record()? {
+                    Some(r) => r,
+                    None => return Ok(None),
+                }
+            } else {
+                let (format, unit) = (self.format, self.unit);
+                match self.next_line()? {
+                    Some(line) => formats::parse_line(format, unit, &line),
+                    None => return Ok(None),
+                }
+            };
             let line_no = self.counts.lines;
-            if n as u64 > MAX_LINE_BYTES {
-                return Err(TraceError::Parse {
-                    path: self.path.clone(),
-                    line: line_no,
-                    field: "line",
-                    expected: format!(
-                        "a line of at most {MAX_LINE_BYTES} bytes (is this a binary file?)"
-                    ),
-                    found: String::from_utf8_lossy(&self.buf[..40]).into_owned(),
-                });
-            }
-            let line = String::from_utf8_lossy(&self.buf);
-            let rec = match formats::parse_line(self.format, self.unit, &line) {
+            let rec = match parsed {
                 Ok(Some(r)) => r,
                 Ok(None) => {
                     self.counts.skipped_framing += 1;
