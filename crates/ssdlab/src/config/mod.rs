@@ -244,6 +244,16 @@ pub struct RedundancyConfig {
     pub scheme: RedundancyScheme,
     /// TTFlash data dies per stripe (k of k+1).
     pub ttflash_k: u32,
+    /// Rails role switching: each half of the mirror takes programs and erases only in every
+    /// other period of this length and serves reads in the others (0 = off: both replicas are
+    /// written at once). Left out of the serialized config when 0, so existing config hashes
+    /// are unchanged.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rails_switch_us: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// Where HotR keeps copies of hot read pages (hotr.txt §III).

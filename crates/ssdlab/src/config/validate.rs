@@ -167,6 +167,12 @@ fn check_redundancy(raw: &RawConfig, errs: &mut Vec<String>) {
         }
         _ => {}
     }
+    if r.rails_switch_us > 0 && r.scheme != RedundancyScheme::Rails {
+        errs.push(format!(
+            "redundancy.rails_switch_us = {}: role switching needs redundancy.scheme = \"rails\"",
+            r.rails_switch_us
+        ));
+    }
     if r.scheme != RedundancyScheme::None && raw.staging.design != StagingDesign::None {
         errs.push("redundancy.scheme: combining Rails or TTFlash with a HotR staging space is not supported".into());
     }

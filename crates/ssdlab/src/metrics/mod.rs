@@ -86,6 +86,8 @@ pub struct RedundancyMetrics {
     pub redirected: u64,
     /// Rails: mirror programs.
     pub mirror_programs: u64,
+    /// Rails role switching: role swaps.
+    pub role_switches: u64,
     /// TTFlash: read pages rebuilt from their stripe.
     pub rebuilt: u64,
     /// TTFlash: reconstruction reads issued.

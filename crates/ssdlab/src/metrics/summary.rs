@@ -449,6 +449,8 @@ pub struct RedundancySummary {
     pub redirected_pct: f64,
     /// Rails: mirror programs.
     pub mirror_programs: u64,
+    /// Rails role switching: role swaps that released held programs or erases.
+    pub role_switches: u64,
     /// TTFlash: read pages rebuilt from their stripe.
     pub rebuilt: u64,
     /// As % of host read pages.
@@ -465,6 +467,7 @@ pub fn summary_redundancy(m: &super::RedundancyMetrics, host_read_pages: u64) ->
         redirected: m.redirected,
         redirected_pct: ratio_pct(m.redirected, host_read_pages),
         mirror_programs: m.mirror_programs,
+        role_switches: m.role_switches,
         rebuilt: m.rebuilt,
         rebuilt_pct: ratio_pct(m.rebuilt, host_read_pages),
         reconstruction_reads: m.reconstruction_reads,

@@ -116,7 +116,9 @@ impl Simulation<'_> {
             let q = &self.dies[die].queues;
             let ready = |e: &&(u64, u32)| {
                 let op = &self.ops[e.1 as usize];
-                op.kind != OpKind::Program || self.program_ready(die, e.1)
+                op.kind == OpKind::Read
+                    || (!self.rails_gated(die)
+                        && (op.kind != OpKind::Program || self.program_ready(die, e.1)))
             };
             let heads = Heads {
                 read: q.reads.front().map(|e| e.0),
@@ -124,6 +126,7 @@ impl Simulation<'_> {
                 internal: q.internal.front().filter(ready).map(|e| e.0),
             };
             let Some(kind) = self.sched.pick(heads) else {
+                self.rails_wake(die);
                 return;
             };
             let queues = &mut self.dies[die].queues;

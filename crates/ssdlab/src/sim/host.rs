@@ -260,8 +260,10 @@ impl Simulation<'_> {
                 self.ops[d.op as usize].kind,
                 OpKind::Program | OpKind::Erase
             );
-        let queued =
-            self.sched.read_queues_behind_program_erase() && d.queues.queued_program_erase > 0;
+        // Programs and erases held back on a Rails read set do not hold reads up.
+        let queued = self.sched.read_queues_behind_program_erase()
+            && d.queues.queued_program_erase > 0
+            && !self.rails_gated(die);
         (running, queued)
     }
 

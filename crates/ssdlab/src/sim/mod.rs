@@ -78,6 +78,8 @@ enum Event {
     SuspendPoint { die: u32, generation: u32 },
     /// A page served by the device buffer is done (after the DRAM access).
     PageDone { req: u32 },
+    /// Rails role switching: the halves swap roles.
+    RailsSwitch,
 }
 
 /// A flash operation, queued on or running on a die.
@@ -299,6 +301,7 @@ impl<'w> Simulation<'w> {
                 }
                 Event::BusDone { ch } => self.on_bus_done(ch)?,
                 Event::PageDone { req } => self.page_done(req),
+                Event::RailsSwitch => self.on_rails_switch(),
                 Event::SuspendPoint { die, generation } => {
                     if self.dies[die as usize].generation == generation {
                         self.on_suspend_point(die as usize);

@@ -6,7 +6,9 @@
 //!   once, so both replicas are written in parallel), and every erase of a primary block erases
 //!   its twin. A read goes to the replica whose die is not busy with a program or erase, and to
 //!   the less loaded one otherwise; a twin is used only once its program of the current version
-//!   has completed.
+//!   has completed. With role switching (`redundancy.rails_switch_us`) the halves alternate
+//!   periods: the read set starts no program or erase, reads go to it when it holds the
+//!   current version, and a host write completes when the primary has it.
 //! * TTFlash: the data dies form groups of k+1. Writes are striped with buffering: every k host
 //!   programs in a group add one parity program on the group's parity die for that stripe
 //!   (rotating). A read whose die is running or has queued a program or erase is rebuilt from
@@ -28,6 +30,8 @@ pub(super) struct Redundancy {
     twin_lpn: Vec<u32>,
     /// TTFlash: host programs started per group.
     group_writes: Vec<u64>,
+    /// Rails role switching: a `RailsSwitch` event is pending.
+    switch_pending: bool,
 }
 
 impl Redundancy {
@@ -41,10 +45,12 @@ impl Redundancy {
                         as usize
                 ],
                 group_writes: Vec::new(),
+                switch_pending: false,
             },
             RedundancyScheme::Ttflash => Redundancy {
                 twin_lpn: Vec::new(),
                 group_writes: vec![0; (geo.data_dies() / (cfg.redundancy.ttflash_k + 1)) as usize],
+                switch_pending: false,
             },
         }
     }
@@ -84,15 +90,64 @@ impl Simulation<'_> {
         } else {
             src.version
         };
-        op.req = src.req;
-        if src.req != NONE {
-            self.reqs[src.req as usize].pages_left += 1;
+        // With role switching the host write is done when the primary has it; the mirror
+        // catches up in its next write period.
+        if self.cfg.redundancy.rails_switch_us == 0 {
+            op.req = src.req;
+            if src.req != NONE {
+                self.reqs[src.req as usize].pages_left += 1;
+            }
         }
         self.metrics.redundancy.mirror_programs += 1;
         let die = op.die as usize;
         let id = self.new_op(op);
         self.enqueue(die, QueueKind::Write, id);
         self.try_dispatch(die);
+    }
+
+    /// Rails role switching: the period length in ns (0 = off).
+    fn switch_period_ns(&self) -> u64 {
+        self.cfg.redundancy.rails_switch_us.saturating_mul(1000)
+    }
+
+    /// Rails role switching: whether the primary half (rather than the mirror) takes programs
+    /// and erases now.
+    fn primary_writes(&self) -> bool {
+        (self.now.ns() / self.switch_period_ns()) % 2 == 0
+    }
+
+    /// Rails role switching: whether `die` is in the read set now, so it starts no program or
+    /// erase.
+    pub(super) fn rails_gated(&self, die: usize) -> bool {
+        if self.switch_period_ns() == 0 {
+            return false;
+        }
+        let primary = (die as u32) < self.geo.data_dies();
+        primary != self.primary_writes()
+    }
+
+    /// Rails role switching: a die of the read set holding programs or erases wakes up at the
+    /// next switch.
+    pub(super) fn rails_wake(&mut self, die: usize) {
+        if self.redundancy.switch_pending
+            || !self.rails_gated(die)
+            || self.dies[die].queues.queued_program_erase == 0
+        {
+            return;
+        }
+        let period = self.switch_period_ns();
+        let at = (self.now.ns() / period + 1).saturating_mul(period);
+        self.redundancy.switch_pending = true;
+        self.schedule(crate::time::SimTime(at), super::Event::RailsSwitch);
+    }
+
+    /// Rails role switching: the roles swap; the new write set starts its held work.
+    pub(super) fn on_rails_switch(&mut self) {
+        self.redundancy.switch_pending = false;
+        self.metrics.redundancy.role_switches += 1;
+        for die in 0..self.dies.len() {
+            self.try_dispatch(die);
+        }
     }
 
     /// Rails: erasing a primary block erases its twin too.
@@ -156,7 +211,10 @@ impl Simulation<'_> {
         let twin_die = self.geo.die_of(Ppn(twin)).0 as usize;
         let (running, queued) = self.program_erase_ahead(twin_die);
         let twin_busy = running || queued;
-        let use_twin = if conflicted {
+        let use_twin = if self.switch_period_ns() > 0 {
+            // Reads go to the read set when it holds the current version.
+            self.primary_writes()
+        } else if conflicted {
             !twin_busy
         } else {
             !twin_busy && self.dies[twin_die].load() < self.dies[home_die].load()

@@ -7,6 +7,7 @@ mod host;
 mod hotr;
 mod invariants;
 mod md1;
+mod redundancy;
 mod suspension;
 mod timing;
 mod traces;
