@@ -252,7 +252,7 @@ impl<'w> Simulation<'w> {
             buffer: (cfg.buffer.device_pages > 0)
                 .then(|| crate::buffer::LruBuffer::new(cfg.buffer.device_pages)),
             fill_level,
-            redundancy: redundancy::Redundancy::new(cfg, &geo),
+            redundancy: redundancy::Redundancy::new(cfg, &geo, &mut ftl),
             hotr: (cfg.staging.design != crate::config::StagingDesign::None)
                 .then(|| hotr::HotR::new(cfg, &geo)),
             pending_writes: FxHashMap::default(),

@@ -35,18 +35,32 @@ pub(super) struct Redundancy {
 }
 
 impl Redundancy {
-    pub(super) fn new(cfg: &crate::config::Config, geo: &crate::flash::Geometry) -> Self {
+    /// The state for `cfg`'s scheme. Rails: the drive was preconditioned mirrored, so every
+    /// page the fill left valid on the primary half is also on its twin.
+    pub(super) fn new(
+        cfg: &crate::config::Config,
+        geo: &crate::flash::Geometry,
+        ftl: &mut crate::ftl::Ftl,
+    ) -> Self {
         match cfg.redundancy.scheme {
             RedundancyScheme::None => Redundancy::default(),
-            RedundancyScheme::Rails => Redundancy {
-                twin_lpn: vec![
-                    NONE;
-                    (geo.pages() - geo.data_planes() * geo.blocks_per_plane * geo.pages_per_block)
-                        as usize
-                ],
-                group_writes: Vec::new(),
-                switch_pending: false,
-            },
+            RedundancyScheme::Rails => {
+                let half = geo.data_planes() * geo.blocks_per_plane * geo.pages_per_block;
+                let twin_lpn = (0..half)
+                    .map(|ppn| {
+                        let lpn = ftl.map.lpn(ppn);
+                        if lpn != NONE {
+                            ftl.map.programmed(ppn + half, ftl.map.held(ppn));
+                        }
+                        lpn
+                    })
+                    .collect();
+                Redundancy {
+                    twin_lpn,
+                    group_writes: Vec::new(),
+                    switch_pending: false,
+                }
+            }
             RedundancyScheme::Ttflash => Redundancy {
                 twin_lpn: Vec::new(),
                 group_writes: vec![0; (geo.data_dies() / (cfg.redundancy.ttflash_k + 1)) as usize],

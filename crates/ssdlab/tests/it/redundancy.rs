@@ -56,6 +56,13 @@ fn rails_role_switching_keeps_programs_off_the_read_set() {
         switched.redundancy.redirected > plain.redundancy.redirected,
         "the mirror serves the reads of the primary's write periods"
     );
+    // About half of the reads fall in the mirror's read periods, and the mirror holds the
+    // preconditioned data too (it was filled mirrored), so most of those go there.
+    assert!(
+        switched.redundancy.redirected_pct > 25.0,
+        "{}",
+        switched.redundancy.redirected_pct
+    );
     assert!(switched.read.mean_us < plain.read.mean_us);
     assert!(switched.write.mean_us > plain.write.mean_us);
 }
