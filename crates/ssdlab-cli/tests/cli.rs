@@ -114,6 +114,30 @@ fn synth_output_replays_and_trace_stats_describe_it() {
 }
 
 #[test]
+fn vscsi_encodings_are_detected_and_forced() {
+    for (file, format) in [
+        ("cloudphysics_3k.vscsi", "vscsi-bin"),
+        ("cloudphysics_3k.vscsi.csv", "vscsi"),
+    ] {
+        ssdlab()
+            .args(["trace", "stats"])
+            .arg(testdata(file))
+            .assert()
+            .success()
+            .stdout(contains(format!("format             {format}\n")))
+            .stdout(contains("requests           3000"))
+            .stdout(contains("read %             41.17"));
+    }
+    // Forcing the binary format on text names the first record.
+    ssdlab()
+        .args(["trace", "stats", "--format", "vscsi-bin"])
+        .arg(testdata("cloudphysics_3k.vscsi.csv"))
+        .assert()
+        .code(2)
+        .stderr(contains("cloudphysics_3k.vscsi.csv:1"));
+}
+
+#[test]
 fn config_show_prints_every_key_and_reloads() {
     let out = ssdlab()
         .args([
