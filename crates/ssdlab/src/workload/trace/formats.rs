@@ -171,7 +171,12 @@ pub(super) struct LineError {
 
 impl LineError {
     fn new(field: &'static str, expected: &str, found: &str) -> Self {
-        let found: String = found.chars().take(60).collect();
+        // Control characters (binary input) would garble the terminal: show them as `?`.
+        let found: String = found
+            .chars()
+            .take(60)
+            .map(|c| if c.is_control() { '?' } else { c })
+            .collect();
         LineError {
             field,
             expected: expected.to_string(),
