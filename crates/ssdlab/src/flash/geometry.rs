@@ -78,6 +78,10 @@ impl Geometry {
     pub fn data_planes(&self) -> u32 {
         self.data_dies() * self.planes_per_die
     }
+    /// Pages of the planes holding host data.
+    pub fn data_pages(&self) -> u32 {
+        self.data_planes() * self.blocks_per_plane * self.pages_per_block
+    }
     /// Number of dies.
     pub fn dies(&self) -> u32 {
         self.channels * self.chips_per_channel * self.dies_per_chip

@@ -43,7 +43,7 @@ pub struct Ftl {
 /// A dedicated staging chip is outside it; reserved staging blocks come from the OP.
 pub fn logical_pages(cfg: &Config) -> u32 {
     let g = Geometry::of(cfg);
-    let physical = g.data_planes() * g.blocks_per_plane * g.pages_per_block;
+    let physical = g.data_pages();
     // TTFlash spends one page of every k+1 on parity.
     let data_share = match cfg.redundancy.scheme {
         crate::config::RedundancyScheme::Ttflash => {

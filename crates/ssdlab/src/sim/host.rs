@@ -225,20 +225,13 @@ impl Simulation<'_> {
             super::hotr::Route::Home => {}
             super::hotr::Route::HomeThenCopy => op.migrate = true,
             super::hotr::Route::Copy(copy) => {
-                let block = self.staging_block_of(copy);
-                op.ppn = copy;
-                op.plane = self.geo.plane_of(crate::flash::Ppn(copy)).0;
-                op.die = self.geo.die_of_plane(crate::flash::PlaneId(op.plane)).0;
+                let block = self.read_copy_at(&mut op, copy);
                 op.level = self.ftl.blocks[block].level;
-                op.erase_epoch = self.ftl.blocks[block].erase_count;
             }
         }
         if let Some(twin) = self.rails_route(lpn, op.ppn, home_die, running || queued) {
-            let block = self.geo.block_of(crate::flash::Ppn(twin)).0 as usize;
-            op.ppn = twin;
-            op.plane = self.geo.plane_of(crate::flash::Ppn(twin)).0;
-            op.die = self.geo.die_of_plane(crate::flash::PlaneId(op.plane)).0;
-            op.erase_epoch = self.ftl.blocks[block].erase_count;
+            // The twin was programmed at the primary's level: keep it.
+            self.read_copy_at(&mut op, twin);
         }
         if self.ttflash_rebuild(op.clone(), home_die, running || queued)? {
             return Ok(None);
@@ -248,6 +241,17 @@ impl Simulation<'_> {
         let id = self.new_op(op);
         self.enqueue(die, QueueKind::Read, id);
         Ok(Some(die))
+    }
+
+    /// Points a read at another physical copy of its page (a HotR staged copy, a Rails twin);
+    /// returns the copy's block.
+    fn read_copy_at(&self, op: &mut Op, ppn: u32) -> usize {
+        let block = self.geo.block_of(crate::flash::Ppn(ppn)).0 as usize;
+        op.ppn = ppn;
+        op.plane = self.geo.plane_of(crate::flash::Ppn(ppn)).0;
+        op.die = self.geo.die_of_plane(PlaneId(op.plane)).0;
+        op.erase_epoch = self.ftl.blocks[block].erase_count;
+        block
     }
 
     /// Whether a read queued now finds its die running a program or erase, and whether (under

@@ -227,7 +227,7 @@ impl Simulation<'_> {
         };
         op.src = home_die;
         op.preallocated = true;
-        op.erase_epoch = self.ftl.blocks[self.staging_block_of(ppn)].erase_count;
+        op.erase_epoch = self.ftl.blocks[self.geo.block_of(Ppn(ppn)).0 as usize].erase_count;
         self.metrics.staging.migrations += 1;
         let die = op.die as usize;
         let id = self.new_op(op);
@@ -270,10 +270,5 @@ impl Simulation<'_> {
                 p.free.push_back(block);
             }
         }
-    }
-
-    /// The level and erase epoch of a staging page (for routing a read to it).
-    pub(super) fn staging_block_of(&self, ppn: u32) -> usize {
-        self.geo.block_of(Ppn(ppn)).0 as usize
     }
 }

@@ -346,10 +346,9 @@ impl<'w> Simulation<'w> {
             return (k + 1.0) / k;
         }
         if self.cfg.redundancy.scheme == crate::config::RedundancyScheme::Rails {
-            return f64::from(g.pages())
-                / f64::from(g.data_planes() * g.blocks_per_plane * g.pages_per_block);
+            return f64::from(g.pages()) / f64::from(g.data_pages());
         }
-        let data = f64::from(g.data_planes() * g.blocks_per_plane * g.pages_per_block);
+        let data = f64::from(g.data_pages());
         let staging =
             crate::ftl::staging_blocks(&self.cfg, g).len() as f64 * f64::from(g.pages_per_block);
         match self.cfg.staging.design {

@@ -45,7 +45,7 @@ impl Redundancy {
         match cfg.redundancy.scheme {
             RedundancyScheme::None => Redundancy::default(),
             RedundancyScheme::Rails => {
-                let half = geo.data_planes() * geo.blocks_per_plane * geo.pages_per_block;
+                let half = geo.data_pages();
                 let twin_lpn = (0..half)
                     .map(|ppn| {
                         let lpn = ftl.map.lpn(ppn);
@@ -57,24 +57,18 @@ impl Redundancy {
                     .collect();
                 Redundancy {
                     twin_lpn,
-                    group_writes: Vec::new(),
-                    switch_pending: false,
+                    ..Redundancy::default()
                 }
             }
             RedundancyScheme::Ttflash => Redundancy {
-                twin_lpn: Vec::new(),
                 group_writes: vec![0; (geo.data_dies() / (cfg.redundancy.ttflash_k + 1)) as usize],
-                switch_pending: false,
+                ..Redundancy::default()
             },
         }
     }
 }
 
 impl Simulation<'_> {
-    fn half_pages(&self) -> u32 {
-        self.geo.data_planes() * self.geo.blocks_per_plane * self.geo.pages_per_block
-    }
-
     /// After a host or GC program was placed: Rails mirrors it; TTFlash counts the stripe.
     pub(super) fn redundancy_after_program(&mut self, id: u32) {
         let op = &self.ops[id as usize];
@@ -91,7 +85,7 @@ impl Simulation<'_> {
 
     fn mirror_program(&mut self, id: u32) {
         let src = self.ops[id as usize].clone();
-        let twin = src.ppn + self.half_pages();
+        let twin = src.ppn + self.geo.data_pages();
         let plane = self.geo.plane_of(Ppn(twin)).0;
         let mut op = self.blank_op(OpKind::Program, Cause::Redundancy, plane);
         op.ppn = twin;
@@ -169,7 +163,7 @@ impl Simulation<'_> {
         if self.cfg.redundancy.scheme != RedundancyScheme::Rails {
             return;
         }
-        let twin = block + self.half_pages() / self.geo.pages_per_block;
+        let twin = block + self.geo.data_pages() / self.geo.pages_per_block;
         let plane = self.geo.plane_of_block(BlockId(twin)).0;
         let mut op = self.blank_op(OpKind::Erase, Cause::Redundancy, plane);
         op.src = twin;
@@ -216,8 +210,8 @@ impl Simulation<'_> {
         if self.cfg.redundancy.scheme != RedundancyScheme::Rails || ppn == NONE {
             return None;
         }
-        let twin = ppn + self.half_pages();
-        let current = self.redundancy.twin_lpn[(twin - self.half_pages()) as usize] == lpn
+        let twin = ppn + self.geo.data_pages();
+        let current = self.redundancy.twin_lpn[(twin - self.geo.data_pages()) as usize] == lpn
             && self.ftl.map.held(twin) == self.ftl.map.held(ppn);
         if !current {
             return None;
@@ -286,7 +280,7 @@ impl Simulation<'_> {
         match op.kind {
             OpKind::Program if op.preallocated => {
                 self.ftl.map.programmed(op.ppn, op.version);
-                let i = (op.ppn - self.half_pages()) as usize;
+                let i = (op.ppn - self.geo.data_pages()) as usize;
                 self.redundancy.twin_lpn[i] = op.lpn;
                 if op.req != NONE {
                     self.page_done(op.req);
@@ -295,7 +289,7 @@ impl Simulation<'_> {
             OpKind::Program => self.ftl.commit_unmapped(Ppn(op.ppn)),
             OpKind::Erase => {
                 self.ftl.blocks[op.src as usize].erase_count += 1;
-                let first = (op.src * self.geo.pages_per_block - self.half_pages()) as usize;
+                let first = (op.src * self.geo.pages_per_block - self.geo.data_pages()) as usize;
                 self.redundancy.twin_lpn[first..first + self.geo.pages_per_block as usize]
                     .fill(NONE);
             }

@@ -17,10 +17,7 @@ pub(super) fn detect(
         buf.clear();
         let n = std::io::Read::take(&mut input, super::MAX_LINE_BYTES + 1)
             .read_until(b'\n', &mut buf)
-            .map_err(|source| TraceError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
+            .map_err(super::io_error(path))?;
         // End of file, or an overlong line the reader will report with its line number.
         if n == 0 || n as u64 > super::MAX_LINE_BYTES {
             break;

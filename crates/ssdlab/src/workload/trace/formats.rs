@@ -301,10 +301,11 @@ pub(super) fn vscsi_record(rec: &[u8; VSCSI_RECORD_BYTES], unit: TimeUnit) -> Li
 /// Whether the start of a file looks like a binary vSCSI v1 trace: text never holds NUL bytes,
 /// and the first record must carry version 1 and a READ/WRITE opcode.
 pub(super) fn looks_like_vscsi_bin(head: &[u8]) -> bool {
-    head.len() >= VSCSI_RECORD_BYTES
-        && head.contains(&0)
-        && u16::from_le_bytes([head[14], head[15]]) >> 8 == 1
-        && scsi_op(u16::from_le_bytes([head[12], head[13]])).is_some()
+    head.contains(&0)
+        && head
+            .get(..VSCSI_RECORD_BYTES)
+            .and_then(|r| r.try_into().ok())
+            .is_some_and(|r| matches!(vscsi_record(r, TimeUnit::Us), Ok(Some(_))))
 }
 
 fn field<'a>(

@@ -117,11 +117,16 @@ pub struct TraceReader {
     done: bool,
 }
 
-fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, TraceError> {
-    let io = |source| TraceError::Io {
+/// Maps an I/O error on `path` to a [`TraceError::Io`].
+fn io_error(path: &Path) -> impl Fn(std::io::Error) -> TraceError + Copy + '_ {
+    |source| TraceError::Io {
         path: path.to_path_buf(),
         source,
-    };
+    }
+}
+
+fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, TraceError> {
+    let io = io_error(path);
     let mut f = File::open(path).map_err(io)?;
     let mut magic = [0u8; 2];
     let n = f.read(&mut magic).map_err(io)?;
@@ -146,10 +151,7 @@ impl TraceReader {
             Some(f) => f,
             None => {
                 let mut input = open(path)?;
-                let head = input.fill_buf().map_err(|source| TraceError::Io {
-                    path: path.to_path_buf(),
-                    source,
-                })?;
+                let head = input.fill_buf().map_err(io_error(path))?;
                 if formats::looks_like_vscsi_bin(head) {
                     Format::VscsiBin
                 } else {
@@ -185,10 +187,7 @@ impl TraceReader {
         self.buf.clear();
         let n = Read::take(&mut self.input, MAX_LINE_BYTES + 1)
             .read_until(b'\n', &mut self.buf)
-            .map_err(|source| TraceError::Io {
-                path: self.path.clone(),
-                source,
-            })?;
+            .map_err(io_error(&self.path))?;
         if n == 0 {
             self.done = true;
             return Ok(None);
@@ -217,10 +216,7 @@ impl TraceReader {
             let n = self
                 .input
                 .read(&mut rec[got..])
-                .map_err(|source| TraceError::Io {
-                    path: self.path.clone(),
-                    source,
-                })?;
+                .map_err(io_error(&self.path))?;
             if n == 0 {
                 break;
             }
