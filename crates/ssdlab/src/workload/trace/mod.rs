@@ -263,8 +263,7 @@ impl TraceReader {
                     self.counts.skipped_framing += 1;
                     continue;
                 }
-                Err(e) if self.opts.lenient => {
-                    let _ = e;
+                Err(_) if self.opts.lenient => {
                     self.counts.skipped_malformed += 1;
                     continue;
                 }
