@@ -131,6 +131,10 @@ pub struct RunArgs {
     /// Check read versions and mapping invariants during the run.
     #[arg(long)]
     pub verify: bool,
+    /// Simulate a power loss at this simulated time, µs: volatile replication state (HotR /
+    /// DedupHR Map_table, R-LRU lists, staging copies) is lost and the run goes on.
+    #[arg(long, value_name = "US")]
+    pub power_loss_at: Option<f64>,
     /// Write the JSON summary here.
     #[arg(long, value_name = "OUT.json")]
     pub json: Option<PathBuf>,
@@ -174,6 +178,16 @@ pub struct SynthArgs {
     /// Share of writes that hit the same hot pages as reads (below 1: disjoint hot sets).
     #[arg(long, default_value_t = 1.0)]
     pub rw_mix: f64,
+    /// Probability that a write carries shared (deduplicable) content; above 0 the output is
+    /// in FIU IODedup format, which keeps a content hash per request.
+    #[arg(long, default_value_t = 0.0)]
+    pub dedup: f64,
+    /// Zipf exponent over the pool of shared contents.
+    #[arg(long, default_value_t = 1.0)]
+    pub dup_zipf: f64,
+    /// Shared contents, as a fraction of the footprint's pages.
+    #[arg(long, default_value_t = 0.01)]
+    pub dup_pool: f64,
     /// Seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -195,6 +209,9 @@ impl SynthArgs {
             zipf: self.zipf,
             seq: self.seq,
             rw_mix: self.rw_mix,
+            dedup: self.dedup,
+            dup_zipf: self.dup_zipf,
+            dup_pool: self.dup_pool,
             seed: self.seed,
         };
         spec.validate()?;

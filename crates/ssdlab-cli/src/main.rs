@@ -89,9 +89,16 @@ fn trace_options(a: &TraceArgs) -> Result<TraceOptions> {
 
 fn run(a: RunArgs) -> Result<()> {
     let cfg = build_config(&a.config, a.scheme.as_deref())?;
+    let power_loss_at_ns = match a.power_loss_at {
+        Some(us) if !(us.is_finite() && us >= 0.0) => {
+            anyhow::bail!("--power-loss-at {us}: must be a time >= 0 in microseconds")
+        }
+        us => us.map(|us| (us * 1e3).round() as u64),
+    };
     let opts = RunOptions {
         seed: a.seed,
         verify: a.verify,
+        power_loss_at_ns,
     };
     let mut reader: Option<TraceReader> = None;
     let mut synth;
@@ -157,12 +164,13 @@ fn synth(a: SynthArgs) -> Result<()> {
     let file =
         std::fs::File::create(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let mut out = std::io::BufWriter::new(file);
-    let n = gen.write_msr_csv(&mut out)?;
+    let (n, format) = if spec.dedup > 0.0 {
+        (gen.write_fiu(&mut out)?, "FIU IODedup")
+    } else {
+        (gen.write_msr_csv(&mut out)?, "MSR Cambridge CSV")
+    };
     out.flush()?;
-    eprintln!(
-        "wrote {n} requests to {} (MSR Cambridge CSV)",
-        a.out.display()
-    );
+    eprintln!("wrote {n} requests to {} ({format})", a.out.display());
     Ok(())
 }
 

@@ -114,6 +114,65 @@ fn synth_output_replays_and_trace_stats_describe_it() {
 }
 
 #[test]
+fn dedup_synth_keeps_contents_and_deduphr_survives_a_power_loss() {
+    let fiu = tmp("dedup.fiu");
+    ssdlab()
+        .args(["synth", "--out"])
+        .arg(&fiu)
+        .args([
+            "--requests",
+            "4000",
+            "--write-ratio",
+            "0.7",
+            "--size-kib",
+            "4,8",
+            "--iat-us",
+            "400",
+            "--footprint-gib",
+            "0.01",
+            "--dedup",
+            "0.6",
+        ])
+        .assert()
+        .success()
+        .stderr(contains("FIU IODedup"));
+    let out = tmp("dedup.json");
+    ssdlab()
+        .args([
+            "run",
+            "--preset",
+            "deduphr",
+            "--set",
+            "geometry.blocks_per_plane=64",
+        ])
+        .args([
+            "--quiet",
+            "--verify",
+            "--power-loss-at",
+            "500000",
+            "--trace",
+        ])
+        .arg(&fiu)
+        .arg("--json")
+        .arg(&out)
+        .assert()
+        .success();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert!(
+        v["dedup"]["dedup_ratio_pct"].as_f64().unwrap() > 30.0,
+        "{}",
+        v["dedup"]
+    );
+    assert_eq!(v["staging"]["power_losses"], 1);
+    ssdlab()
+        .args(["run", "--synth", "requests=5", "--power-loss-at=-3"])
+        .assert()
+        .code(2)
+        .stderr(contains("--power-loss-at"));
+}
+
+#[test]
 fn vscsi_encodings_are_detected_and_forced() {
     for (file, format) in [
         ("cloudphysics_3k.vscsi", "vscsi-bin"),

@@ -7,6 +7,8 @@
 //!  workload (trace / synth) ──► host (open/closed loop, time scale, write-queue bound)
 //!        │ requests split into pages
 //!        ▼
+//!  dedup (optional): page ─► content id by fingerprint; duplicates need no program
+//!        ▼
 //!  FTL: page mapping (l2p/p2l + versions) ─ allocation (static stripe / least-busy die)
 //!        │ per-die queues: reads │ writes │ internal (GC reads, GC programs, erases)
 //!        ▼
@@ -36,7 +38,7 @@
 //! let cfg = Config::preset("tiny").unwrap();
 //! let spec: SynthSpec = "requests=2000,write_ratio=0.5,iat_us=200,footprint_gib=0.01".parse().unwrap();
 //! let mut workload = spec.generate().unwrap();
-//! let sim = Simulation::new(&cfg, RunOptions { seed: 1, verify: true }, &mut workload).unwrap();
+//! let sim = Simulation::new(&cfg, RunOptions { seed: 1, verify: true, ..Default::default() }, &mut workload).unwrap();
 //! let summary = sim.run().unwrap();
 //! assert_eq!(summary.requests, 2000);
 //! assert!(summary.read.mean_us >= 25.0); // at least one SLC sense
@@ -46,6 +48,7 @@
 pub mod buffer;
 pub mod calibrate;
 pub mod config;
+pub mod dedup;
 pub mod engine;
 pub mod experiment;
 pub mod flash;

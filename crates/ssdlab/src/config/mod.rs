@@ -218,6 +218,8 @@ struct RawConfig {
     buffer: BufferConfig,
     voltage: VoltageConfig,
     staging: StagingConfig,
+    #[serde(default)]
+    dedup: DedupConfig,
     redundancy: RedundancyConfig,
     host: HostConfig,
 }
@@ -256,6 +258,33 @@ fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 
+fn default_refcount_threshold() -> u32 {
+    3
+}
+
+fn is_default_refcount_threshold(v: &u32) -> bool {
+    *v == default_refcount_threshold()
+}
+
+/// Inline deduplication above the FTL (deduphr.txt §2.2, §3.3).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DedupConfig {
+    /// Deduplicate written pages by content fingerprint.
+    pub enabled: bool,
+    /// Time to fingerprint one written page, ns, before the dedup decision (0: deduphr.txt's
+    /// evaluation replays traces with precomputed MD5s and charges no hashing time).
+    #[serde(default)]
+    pub fingerprint_ns: u64,
+}
+
+impl DedupConfig {
+    /// Off with no cost: left out of the serialized config so existing hashes are unchanged.
+    fn is_off(&self) -> bool {
+        *self == DedupConfig::default()
+    }
+}
+
 /// Where HotR keeps copies of hot read pages (hotr.txt §III).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -268,12 +297,41 @@ pub enum StagingDesign {
     ReservedBlocks,
 }
 
-/// HotR: staging space and hot-read identification (hotr.txt §III).
+/// What puts a page into the staging space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StagingPolicy {
+    /// HotR (hotr.txt): a conflicted read of a page in its chip's R-LRU list copies it.
+    #[default]
+    Hotr,
+    /// DedupHR (deduphr.txt): a content whose reference count reaches
+    /// `refcount_threshold` is copied on the write path; needs `dedup.enabled`.
+    Deduphr,
+}
+
+impl StagingPolicy {
+    fn is_default(&self) -> bool {
+        *self == StagingPolicy::Hotr
+    }
+}
+
+/// HotR / DedupHR: staging space and hot-read identification (hotr.txt §III, deduphr.txt §3).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StagingConfig {
-    /// Staging design (`none` disables HotR).
+    /// Staging design (`none` disables HotR and DedupHR).
     pub design: StagingDesign,
+    /// Which pages are staged: HotR's read hotness or DedupHR's reference counts. Left out of
+    /// the serialized config when `hotr`, so existing config hashes are unchanged.
+    #[serde(default, skip_serializing_if = "StagingPolicy::is_default")]
+    pub policy: StagingPolicy,
+    /// DedupHR: a content is staged when its reference count reaches this (deduphr.txt §3.3:
+    /// "e.g. 3", the default of its evaluation) and unstaged when it falls back to 1.
+    #[serde(
+        default = "default_refcount_threshold",
+        skip_serializing_if = "is_default_refcount_threshold"
+    )]
+    pub refcount_threshold: u32,
     /// Blocks reserved per plane with `reserved-blocks`.
     pub reserved_blocks_per_plane: u32,
     /// Entries of each chip's R-LRU list of recently read pages.
@@ -355,8 +413,11 @@ pub struct Config {
     pub buffer: BufferConfig,
     /// Threshold-voltage levels.
     pub voltage: VoltageConfig,
-    /// HotR staging space.
+    /// HotR / DedupHR staging space.
     pub staging: StagingConfig,
+    /// Inline deduplication.
+    #[serde(skip_serializing_if = "DedupConfig::is_off")]
+    pub dedup: DedupConfig,
     /// Rails / TTFlash.
     pub redundancy: RedundancyConfig,
     /// Host.

@@ -27,6 +27,11 @@ pub const PRESETS: &[Preset] = &[
         toml: include_str!("presets/hotr.toml"),
     },
     Preset {
+        name: "deduphr",
+        summary: "deduphr.txt Table 1 (the hotr drive) with inline dedup and DedupHR on an extra staging chip, threshold 3",
+        toml: include_str!("presets/deduphr.toml"),
+    },
+    Preset {
         name: "pe-suspension-slc",
         summary: "pe-suspension.txt Table 1 SLC: 16 chips on 16 channels, 4 planes of 512 MB, 2 KiB pages, 30 % OP",
         toml: include_str!("presets/pe-suspension-slc.toml"),

@@ -1,8 +1,8 @@
 //! Raw → validated configuration. Every violated constraint is reported, each naming its key.
 
 use super::{
-    Config, ConfigError, PeIdealization, RawConfig, RedundancyScheme, StagingDesign, SuspendPolicy,
-    VoltagePolicy,
+    Config, ConfigError, PeIdealization, RawConfig, RedundancyScheme, StagingDesign, StagingPolicy,
+    SuspendPolicy, VoltagePolicy,
 };
 
 pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
@@ -31,6 +31,7 @@ pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
         buffer: raw.buffer,
         voltage: raw.voltage,
         staging: raw.staging,
+        dedup: raw.dedup,
         redundancy: raw.redundancy,
         host: raw.host,
     })
@@ -140,6 +141,23 @@ fn check_staging(raw: &RawConfig, errs: &mut Vec<String>) {
     }
     if st.design != StagingDesign::None && st.rlru_entries == 0 {
         errs.push("staging.rlru_entries = 0: must be >= 1 with a staging space".into());
+    }
+    if st.policy == StagingPolicy::Deduphr {
+        if !raw.dedup.enabled {
+            errs.push("staging.policy = \"deduphr\": needs dedup.enabled = true (reference counts come from the dedup layer)".into());
+        }
+        if st.design == StagingDesign::None {
+            errs.push("staging.policy = \"deduphr\": needs a staging space (staging.design = \"extra-chip\" or \"reserved-blocks\")".into());
+        }
+        if st.refcount_threshold < 2 {
+            errs.push(format!(
+                "staging.refcount_threshold = {}: must be >= 2 (a content is unstaged when its count falls back to 1)",
+                st.refcount_threshold
+            ));
+        }
+    }
+    if raw.dedup.enabled && raw.buffer.device_pages > 0 {
+        errs.push(format!("dedup.enabled = true: not supported with a device buffer (buffer.device_pages = {}); set one of them off", raw.buffer.device_pages));
     }
     if !(0.0..=1.0).contains(&st.hot_fraction) {
         errs.push(format!(

@@ -228,6 +228,7 @@ impl Point {
         let opts = RunOptions {
             seed: self.seed,
             verify: self.verify,
+            power_loss_at_ns: None,
         };
         let summary: Summary = match &self.source {
             WorkloadRef::Trace {

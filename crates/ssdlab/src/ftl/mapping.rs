@@ -89,6 +89,26 @@ impl Mapping {
         self.physical[ppn as usize][0] = lpn;
         old
     }
+    /// Unmaps `lpn` (a trim); returns the physical page it held (now invalid) or [`NONE`].
+    pub fn unmap(&mut self, lpn: u32) -> u32 {
+        let old = self.logical[lpn as usize][0];
+        if old != NONE {
+            self.physical[old as usize][0] = NONE;
+        }
+        self.logical[lpn as usize][0] = NONE;
+        old
+    }
+    /// Adds one logical page at the end (unmapped, never written); returns its number.
+    ///
+    /// # Errors
+    /// [`OutOfMemory`] if the table cannot grow.
+    pub fn push_logical(&mut self) -> Result<u32, OutOfMemory> {
+        self.logical.try_reserve(1).map_err(|_| OutOfMemory {
+            bytes: (self.logical.len() + 1) * 8,
+        })?;
+        self.logical.push([NONE, 0]);
+        Ok(self.logical.len() as u32 - 1)
+    }
     /// Version currently mapped for `lpn` (0 if unmapped).
     pub fn mapped_version(&self, lpn: u32) -> u32 {
         match self.ppn(lpn) {

@@ -230,6 +230,13 @@ impl Ftl {
         }
     }
 
+    /// Trims `lpn`: its physical page becomes invalid. Returns that page, if any.
+    pub fn trim(&mut self, lpn: u32) -> Option<Ppn> {
+        let old = self.map.unmap(lpn);
+        self.invalidate(old);
+        (old != NONE).then_some(Ppn(old))
+    }
+
     /// A page programmed outside the mapping (TTFlash parity): written, never valid.
     pub fn commit_unmapped(&mut self, ppn: Ppn) {
         self.settle(ppn, 0);

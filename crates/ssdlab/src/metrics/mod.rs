@@ -3,9 +3,9 @@
 mod summary;
 
 pub use summary::{
-    summary_buffer, summary_gc, summary_pe, summary_perf, summary_redundancy, summary_staging,
-    summary_voltage, summary_wear, BufferSummary, CostSummary, LatencySummary, PeSummary,
-    RedundancySummary, StagingSummary, Summary, VoltageSummary,
+    summary_buffer, summary_dedup, summary_gc, summary_pe, summary_perf, summary_redundancy,
+    summary_staging, summary_voltage, summary_wear, BufferSummary, CostSummary, DedupSummary,
+    LatencySummary, PeSummary, RedundancySummary, StagingSummary, Summary, VoltageSummary,
 };
 
 use crate::sched::{Cause, OpClass, OpKind};
@@ -77,6 +77,23 @@ pub struct StagingMetrics {
     pub copies_dropped: u64,
     /// Staging blocks erased to reclaim space.
     pub erases: u64,
+    /// Most copies held at once.
+    pub peak_copies: u64,
+    /// Simulated power losses.
+    pub power_losses: u64,
+    /// Copies lost with the power.
+    pub copies_lost: u64,
+}
+
+/// Dedup-layer request accounting (deduphr.txt Fig. 11).
+#[derive(Debug, Clone, Default)]
+pub struct DedupMetrics {
+    /// Host read requests.
+    pub read_requests: u64,
+    /// Host write requests.
+    pub write_requests: u64,
+    /// Host write requests with at least one page that reached flash (not a duplicate).
+    pub write_requests_to_flash: u64,
 }
 
 /// Rails / TTFlash accounting.
@@ -152,6 +169,8 @@ pub struct Metrics {
     pub levels: LevelMetrics,
     /// HotR.
     pub staging: StagingMetrics,
+    /// Dedup requests.
+    pub dedup: DedupMetrics,
     /// Rails / TTFlash.
     pub redundancy: RedundancyMetrics,
     /// Time with no host request outstanding, between the first arrival and the last completion, ns.
@@ -194,6 +213,7 @@ impl Default for Metrics {
             buffer: BufferMetrics::default(),
             levels: LevelMetrics::default(),
             staging: StagingMetrics::default(),
+            dedup: DedupMetrics::default(),
             redundancy: RedundancyMetrics::default(),
             idle_ns: 0,
             host_stalls: 0,

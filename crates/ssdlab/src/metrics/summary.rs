@@ -186,8 +186,11 @@ pub struct Summary {
     pub buffer: BufferSummary,
     /// Threshold-voltage levels and wear (hire.txt).
     pub voltage: VoltageSummary,
-    /// HotR staging (zeros without a staging space).
+    /// HotR / DedupHR staging (zeros without a staging space).
     pub staging: StagingSummary,
+    /// The dedup layer (left out when dedup is off).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dedup: Option<DedupSummary>,
     /// Rails / TTFlash (zeros without them).
     pub redundancy: RedundancySummary,
     /// Extra physical space of the scheme and the cost-latency product.
@@ -427,6 +430,14 @@ pub struct StagingSummary {
     pub erases: u64,
     /// Copies held at the end.
     pub copies: u64,
+    /// Most copies held at once.
+    pub peak_copies: u64,
+    /// Simulated power losses (left out when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub power_losses: u64,
+    /// Copies lost with the power (left out when no power loss).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub copies_lost: u64,
     /// Staging space, pages.
     pub capacity_pages: u64,
 }
@@ -493,7 +504,71 @@ pub fn summary_staging(
         copies_dropped: m.copies_dropped,
         erases: m.erases,
         copies,
+        peak_copies: m.peak_copies,
+        power_losses: m.power_losses,
+        copies_lost: m.copies_lost,
         capacity_pages,
+    }
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+/// Dedup statistics (deduphr.txt Table 2, Fig. 11).
+#[derive(Debug, Clone, Serialize)]
+pub struct DedupSummary {
+    /// Host page writes.
+    pub page_writes: u64,
+    /// Of them, duplicates of live content: flash programs saved.
+    pub duplicate_pages: u64,
+    /// Duplicate page writes / page writes, %.
+    pub dedup_ratio_pct: f64,
+    /// Contents live at the end.
+    pub live_contents: u64,
+    /// Most contents live at once.
+    pub peak_contents: u64,
+    /// Contents whose last reference went (trimmed in the FTL).
+    pub contents_dropped: u64,
+    /// Host read pages by the reference count of the content read (`1`, `2`, `3-5`, `>5`), %
+    /// (deduphr.txt Fig. 4).
+    pub reads_by_refcount_pct: BTreeMap<&'static str, f64>,
+    /// Live contents at the end by reference count, same buckets, %.
+    pub contents_by_refcount_pct: BTreeMap<&'static str, f64>,
+    /// Read requests as % of host requests.
+    pub host_read_pct: f64,
+    /// Read requests as % of the requests reaching flash (write requests whose every page was a
+    /// duplicate do not).
+    pub flash_read_pct: f64,
+}
+
+/// Dedup part of the summary.
+pub fn summary_dedup(
+    s: &crate::dedup::DedupStats,
+    m: &super::DedupMetrics,
+    live: u64,
+    contents: [u64; 4],
+) -> DedupSummary {
+    const BUCKETS: [&str; 4] = ["1", "2", "3-5", ">5"];
+    let pct = |b: [u64; 4]| {
+        let total = b.iter().sum();
+        BUCKETS
+            .iter()
+            .zip(b)
+            .map(|(&k, v)| (k, ratio_pct(v, total)))
+            .collect()
+    };
+    DedupSummary {
+        reads_by_refcount_pct: pct(s.reads_by_refcount),
+        contents_by_refcount_pct: pct(contents),
+        page_writes: s.page_writes,
+        duplicate_pages: s.duplicate_pages,
+        dedup_ratio_pct: ratio_pct(s.duplicate_pages, s.page_writes),
+        live_contents: live,
+        peak_contents: s.peak_contents,
+        contents_dropped: s.contents_dropped,
+        host_read_pct: ratio_pct(m.read_requests, m.read_requests + m.write_requests),
+        flash_read_pct: ratio_pct(m.read_requests, m.read_requests + m.write_requests_to_flash),
     }
 }
 

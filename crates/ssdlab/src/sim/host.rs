@@ -86,7 +86,7 @@ impl Simulation<'_> {
 
     fn issue(&mut self, arrival: SimTime, r: &Request) -> Result<(), SimError> {
         let ps = u64::from(self.geo.page_size_bytes);
-        let logical = u64::from(self.ftl.map.logical_pages());
+        let logical = u64::from(self.host_pages());
         let first = r.offset_bytes / ps;
         let end = (r.offset_bytes + r.size_bytes).div_ceil(ps);
         if self.cfg.ftl.out_of_range == OutOfRange::Error && end > logical {
@@ -122,15 +122,30 @@ impl Simulation<'_> {
         // Queue every page first, then dispatch, so the pages of one request can share a
         // multi-plane operation.
         let mut touched = std::mem::take(&mut self.touched_dies);
+        let duplicates = self.dedup.as_ref().map(|d| d.stats.duplicate_pages);
         for page in first..end {
             let lpn = (page % logical) as u32;
             let die = if read {
                 self.read_page(req, lpn)?
             } else {
-                self.write_page(req, lpn)
+                let print = r
+                    .content
+                    .map(|c| crate::dedup::page_fingerprint(c, page - first));
+                self.write_page(req, lpn, print)?
             };
             if let Some(d) = die.filter(|d| !touched.contains(d)) {
                 touched.push(d);
+            }
+        }
+        if let (Some(before), Some(d)) = (duplicates, &self.dedup) {
+            let m = &mut self.metrics.dedup;
+            if read {
+                m.read_requests += 1;
+            } else {
+                m.write_requests += 1;
+                if d.stats.duplicate_pages - before < end - first {
+                    m.write_requests_to_flash += 1;
+                }
             }
         }
         for &d in &touched {
@@ -184,6 +199,7 @@ impl Simulation<'_> {
     /// Queues a read page; returns its die, or `None` if it was served without flash.
     fn read_page(&mut self, req: u32, lpn: u32) -> Result<Option<usize>, SimError> {
         self.metrics.read_pages += 1;
+        let lpn = self.dedup_read(lpn)?;
         if self.buffer_read_hit(req, lpn) {
             return Ok(None);
         }
@@ -271,11 +287,31 @@ impl Simulation<'_> {
         (running, queued)
     }
 
-    /// Queues a write page; returns its die.
-    /// A host write of one page: into the device buffer if there is one (flushing what it
-    /// evicts), else straight to flash. Returns the die it queued work on, if any.
-    fn write_page(&mut self, req: u32, lpn: u32) -> Option<usize> {
+    /// A host write of one page with fingerprint `print`: through the dedup layer if there is
+    /// one, then stored. Returns the die it queued work on, if any.
+    fn write_page(
+        &mut self,
+        req: u32,
+        lpn: u32,
+        print: Option<u64>,
+    ) -> Result<Option<usize>, SimError> {
         self.metrics.write_pages += 1;
+        let Some(lpn) = self.dedup_write(req, lpn, print)? else {
+            return Ok(None);
+        };
+        let delay = self.cfg.dedup.fingerprint_ns;
+        if self.dedup.is_some() && delay > 0 {
+            // The controller holds the data while it is fingerprinted.
+            *self.pending_writes.entry(lpn).or_insert(0) += 1;
+            self.schedule(self.now + delay, Event::Fingerprinted { req, cid: lpn });
+            return Ok(None);
+        }
+        Ok(self.store_page(req, lpn))
+    }
+
+    /// Stores a written page: into the device buffer if there is one (flushing what it
+    /// evicts), else straight to flash. Returns the die it queued work on, if any.
+    pub(super) fn store_page(&mut self, req: u32, lpn: u32) -> Option<usize> {
         let version = self.ftl.map.next_version(lpn);
         self.hotr_write(lpn);
         if self.buffer.is_some() {
@@ -343,6 +379,7 @@ impl Simulation<'_> {
             }
         }
         self.host.outstanding_write_pages -= 1;
+        self.dedup_program_done(lpn);
         if req != NONE {
             self.page_done(req);
         }

@@ -1,5 +1,6 @@
-//! HotR (hotr.txt): hot-read pages copied to a staging space; a read that would wait behind a
-//! program or erase on its chip is served from the copy instead.
+//! HotR (hotr.txt) and DedupHR (deduphr.txt): hot-read pages copied to a staging space; a read
+//! that would wait behind a program or erase on its chip is served from the copy instead. The
+//! two differ only in what triggers a copy ([`Trigger`]).
 //!
 //! * R-LRU: per data die, an LRU list of recently read logical pages with an access count
 //!   (the device buffer's `LruBuffer` serves as the list).
@@ -11,10 +12,17 @@
 //! * A host write invalidates the page's copy and removes its entry; an entry leaving its list
 //!   drops its copy. When the staging space is full, its oldest block is erased and the copies
 //!   in it dropped (copies are disposable: home always has the data).
+//! * DedupHR: below the dedup layer pages are content ids. A duplicate write that leaves a
+//!   content's reference count at or above the threshold copies it to staging on the write path
+//!   (the data is in the controller: no flash read) unless it has a copy or one in flight; the
+//!   Map_table (`copies`) is counted per home chip. A conflicted read with a copy is redirected.
+//!   When the count falls to 1 (or the content dies) the copy is invalidated.
+//! * Power loss (`Event::PowerLoss`): the Map_table, the R-LRU lists and every staging copy are
+//!   lost; blocks holding copies are erased before reuse; reads keep going home.
 
 use super::{Op, Simulation};
 use crate::buffer::LruBuffer;
-use crate::config::Config;
+use crate::config::{Config, StagingPolicy};
 use crate::flash::{BlockId, Geometry, PlaneId, Ppn};
 use crate::ftl::mapping::NONE;
 use crate::sched::{Cause, OpKind, QueueKind};
@@ -31,14 +39,29 @@ struct StagingPlane {
     active: Option<(u32, u32)>,
 }
 
-/// HotR state.
+/// What puts a page into staging.
+#[derive(Debug)]
+enum Trigger {
+    /// HotR: per data die, an R-LRU list; a list may hold this many copies.
+    ReadHot {
+        rlru: Vec<LruBuffer>,
+        max_copies_per_die: u32,
+    },
+    /// DedupHR: a content's reference count reaching this.
+    RefCount(u32),
+}
+
+/// HotR / DedupHR state.
 #[derive(Debug)]
 pub(super) struct HotR {
-    rlru: Vec<LruBuffer>,
-    /// lpn → (staging ppn, home die).
+    trigger: Trigger,
+    /// lpn (a content id under dedup) → (staging ppn, home die): the Map_table.
     copies: FxHashMap<u32, (u32, u32)>,
     copies_per_die: Vec<u32>,
-    max_copies_per_die: u32,
+    /// DedupHR: contents whose copy is being programmed.
+    in_flight: rustc_hash::FxHashSet<u32>,
+    /// Copies queued at or before this time were lost with the power.
+    lost_at: Option<crate::time::SimTime>,
     planes: Vec<StagingPlane>,
     page_lpn: FxHashMap<u32, u32>,
     /// Staging blocks whose erase is queued: copies still being programmed into them are void.
@@ -74,13 +97,21 @@ impl HotR {
             planes.last_mut().expect("pushed").free.push_back(b);
         }
         let entries = cfg.staging.rlru_entries;
+        let trigger = match cfg.staging.policy {
+            StagingPolicy::Hotr => Trigger::ReadHot {
+                rlru: (0..geo.data_dies())
+                    .map(|_| LruBuffer::new(entries))
+                    .collect(),
+                max_copies_per_die: (cfg.staging.hot_fraction * f64::from(entries)).floor() as u32,
+            },
+            StagingPolicy::Deduphr => Trigger::RefCount(cfg.staging.refcount_threshold),
+        };
         HotR {
-            rlru: (0..geo.data_dies())
-                .map(|_| LruBuffer::new(entries))
-                .collect(),
+            trigger,
             copies: FxHashMap::default(),
             copies_per_die: vec![0; geo.data_dies() as usize],
-            max_copies_per_die: (cfg.staging.hot_fraction * f64::from(entries)).floor() as u32,
+            in_flight: Default::default(),
+            lost_at: None,
             planes,
             page_lpn: FxHashMap::default(),
             reclaiming: Default::default(),
@@ -121,7 +152,24 @@ impl Simulation<'_> {
             return Route::Home;
         };
         let m = &mut self.metrics.staging;
-        if h.rlru[home_die].touch(lpn, false) {
+        let (rlru, max_copies) = match &mut h.trigger {
+            Trigger::ReadHot {
+                rlru,
+                max_copies_per_die,
+            } => (rlru, *max_copies_per_die),
+            Trigger::RefCount(_) => {
+                if !conflicted {
+                    return Route::Home;
+                }
+                if let Some(&(ppn, _)) = h.copies.get(&lpn) {
+                    m.redirected += 1;
+                    return Route::Copy(ppn);
+                }
+                m.misses += 1;
+                return Route::Home;
+            }
+        };
+        if rlru[home_die].touch(lpn, false) {
             if !conflicted {
                 return Route::Home;
             }
@@ -130,7 +178,7 @@ impl Simulation<'_> {
                 return Route::Copy(ppn);
             }
             m.hits_without_copy += 1;
-            if h.copies_per_die[home_die] < h.max_copies_per_die {
+            if h.copies_per_die[home_die] < max_copies {
                 return Route::HomeThenCopy;
             }
             return Route::Home;
@@ -138,7 +186,7 @@ impl Simulation<'_> {
         if conflicted {
             m.misses += 1;
         }
-        if let Some(e) = h.rlru[home_die].insert(lpn, false) {
+        if let Some(e) = rlru[home_die].insert(lpn, false) {
             if h.drop_copy(e.lpn) {
                 m.copies_dropped += 1;
             }
@@ -153,8 +201,63 @@ impl Simulation<'_> {
             self.metrics.staging.copies_invalidated += 1;
         }
         let home = self.geo.die_of_plane(self.ftl.home_plane(lpn)).0 as usize;
-        if let Some(list) = h.rlru.get_mut(home) {
-            list.remove(lpn);
+        if let Trigger::ReadHot { rlru, .. } = &mut h.trigger {
+            if let Some(list) = rlru.get_mut(home) {
+                list.remove(lpn);
+            }
+        }
+    }
+
+    /// DedupHR: a content's reference count changed to `count`. At or above the threshold a
+    /// content without a copy is copied (its data is in the controller with the write); at 1 or
+    /// below its copy is invalidated.
+    pub(super) fn staging_refcount(&mut self, cid: u32, count: u32) {
+        let Some(h) = self.hotr.as_mut() else { return };
+        let Trigger::RefCount(threshold) = h.trigger else {
+            return;
+        };
+        if count <= 1 {
+            if h.drop_copy(cid) {
+                self.metrics.staging.copies_invalidated += 1;
+            }
+            return;
+        }
+        if count < threshold || h.copies.contains_key(&cid) || h.in_flight.contains(&cid) {
+            return;
+        }
+        let ppn = self.ftl.map.ppn(cid);
+        let plane = if ppn == NONE {
+            self.ftl.home_plane(cid)
+        } else {
+            self.geo.plane_of(Ppn(ppn))
+        };
+        let home = self.geo.die_of_plane(plane).0;
+        if self.stage_copy(cid, self.ftl.map.newest(cid), home) {
+            if let Some(h) = self.hotr.as_mut() {
+                h.in_flight.insert(cid);
+            }
+        }
+    }
+
+    /// Power loss: the Map_table, R-LRU lists and staging copies are gone (they are volatile
+    /// or disposable); blocks that held copies must be erased before they are written again.
+    pub(super) fn staging_power_loss(&mut self) {
+        let Some(h) = self.hotr.as_mut() else { return };
+        self.metrics.staging.copies_lost += h.copies.len() as u64;
+        h.copies.clear();
+        h.page_lpn.clear();
+        h.in_flight.clear();
+        h.copies_per_die.fill(0);
+        h.lost_at = Some(self.now);
+        if let Trigger::ReadHot { rlru, .. } = &mut h.trigger {
+            for list in rlru.iter_mut() {
+                *list = LruBuffer::new(self.cfg.staging.rlru_entries);
+            }
+        }
+        for p in &mut h.planes {
+            if let Some((block, _)) = p.active.take() {
+                p.used.push_back(block);
+            }
         }
     }
 
@@ -214,17 +317,24 @@ impl Simulation<'_> {
     /// After a conflicted read served at home: program the page into staging (its data is in
     /// the controller, so no extra read).
     pub(super) fn hotr_copy(&mut self, read: &Op, home_die: u32) {
-        let Some((ppn, plane)) = self.staging_page(home_die) else {
-            return;
-        };
-        let mut op = self.blank_op(OpKind::Program, Cause::Migration, plane);
-        op.lpn = read.lpn;
-        op.ppn = ppn;
-        op.version = if read.ppn == NONE {
+        let version = if read.ppn == NONE {
             0
         } else {
             self.ftl.map.held(read.ppn)
         };
+        self.stage_copy(read.lpn, version, home_die);
+    }
+
+    /// Queues the program of `version` of `lpn` into a staging page off `home_die`; false if
+    /// no staging page is free now.
+    fn stage_copy(&mut self, lpn: u32, version: u32, home_die: u32) -> bool {
+        let Some((ppn, plane)) = self.staging_page(home_die) else {
+            return false;
+        };
+        let mut op = self.blank_op(OpKind::Program, Cause::Migration, plane);
+        op.lpn = lpn;
+        op.ppn = ppn;
+        op.version = version;
         op.src = home_die;
         op.preallocated = true;
         op.erase_epoch = self.ftl.blocks[self.geo.block_of(Ppn(ppn)).0 as usize].erase_count;
@@ -235,21 +345,28 @@ impl Simulation<'_> {
         // queue can be held up by a host write waiting for space).
         self.enqueue(die, QueueKind::Internal, id);
         self.try_dispatch(die);
+        true
     }
 
     /// A staging copy is programmed: it becomes the page's copy unless the page changed since.
     pub(super) fn hotr_copy_done(&mut self, op: &Op) {
         self.ftl.map.programmed(op.ppn, op.version);
         let newest = self.ftl.map.newest(op.lpn);
+        let count = self.dedup.as_ref().map_or(0, |d| d.count(op.lpn));
         let Some(h) = self.hotr.as_mut() else { return };
         let home = op.src as usize;
         let block = op.ppn / h.ppb;
         let erased = self.ftl.blocks[block as usize].erase_count != op.erase_epoch;
+        let wanted = match &h.trigger {
+            Trigger::ReadHot { rlru, .. } => rlru[home].contains(op.lpn),
+            Trigger::RefCount(_) => h.in_flight.remove(&op.lpn) && count >= 2,
+        };
         if newest != op.version
             || h.copies.contains_key(&op.lpn)
-            || !h.rlru[home].contains(op.lpn)
+            || !wanted
             || h.reclaiming.contains(&block)
             || erased
+            || h.lost_at.is_some_and(|t| op.queued_at <= t)
         {
             self.metrics.staging.migrations_discarded += 1;
             return;
@@ -257,6 +374,8 @@ impl Simulation<'_> {
         h.copies.insert(op.lpn, (op.ppn, op.src));
         h.page_lpn.insert(op.ppn, op.lpn);
         h.copies_per_die[home] += 1;
+        let m = &mut self.metrics.staging;
+        m.peak_copies = m.peak_copies.max(h.copies.len() as u64);
     }
 
     /// A staging block was erased: it rejoins its plane's free staging blocks.

@@ -4,6 +4,7 @@
 //! `host`, `die` and `gc`) read and update them and push new events.
 
 mod buffered;
+mod dedup;
 mod die;
 mod gc;
 mod host;
@@ -62,6 +63,8 @@ pub struct RunOptions {
     pub seed: u64,
     /// Check versions on every read and the mapping invariants at every erase and at the end.
     pub verify: bool,
+    /// Simulate a power loss at this time, ns (volatile replication state is lost).
+    pub power_loss_at_ns: Option<u64>,
 }
 
 /// Typed events. Array completions carry the die's generation so a cancelled phase's
@@ -80,6 +83,10 @@ enum Event {
     PageDone { req: u32 },
     /// Rails role switching: the halves swap roles.
     RailsSwitch,
+    /// A unique written page has been fingerprinted (dedup with a fingerprinting cost).
+    Fingerprinted { req: u32, cid: u32 },
+    /// Simulated power loss.
+    PowerLoss,
 }
 
 /// A flash operation, queued on or running on a die.
@@ -186,6 +193,10 @@ pub struct Simulation<'w> {
     /// Rails / TTFlash state.
     redundancy: redundancy::Redundancy,
     pending_writes: FxHashMap<u32, u32>,
+    /// The dedup layer, if enabled.
+    dedup: Option<crate::dedup::Dedup>,
+    /// Contents whose last reference went while a program of them was in flight.
+    dying: rustc_hash::FxHashSet<u32>,
     /// Scratch list of dies a request queued work on.
     touched_dies: Vec<usize>,
     seq: u64,
@@ -256,6 +267,15 @@ impl<'w> Simulation<'w> {
             hotr: (cfg.staging.design != crate::config::StagingDesign::None)
                 .then(|| hotr::HotR::new(cfg, &geo)),
             pending_writes: FxHashMap::default(),
+            dedup: if cfg.dedup.enabled {
+                Some(crate::dedup::Dedup::new(
+                    ftl.map.logical_pages(),
+                    opts.verify,
+                )?)
+            } else {
+                None
+            },
+            dying: Default::default(),
             touched_dies: Vec::new(),
             seq: 0,
             host: HostState::default(),
@@ -288,6 +308,9 @@ impl<'w> Simulation<'w> {
         for p in 0..self.geo.planes() {
             self.start_gc(p);
         }
+        if let Some(t) = self.opts.power_loss_at_ns {
+            self.schedule(SimTime(t), Event::PowerLoss);
+        }
         self.fetch_next()?;
         while let Some((t, ev)) = self.events.pop() {
             self.now = t;
@@ -302,6 +325,8 @@ impl<'w> Simulation<'w> {
                 Event::BusDone { ch } => self.on_bus_done(ch)?,
                 Event::PageDone { req } => self.page_done(req),
                 Event::RailsSwitch => self.on_rails_switch(),
+                Event::Fingerprinted { req, cid } => self.on_fingerprinted(req, cid),
+                Event::PowerLoss => self.on_power_loss(),
                 Event::SuspendPoint { die, generation } => {
                     if self.dies[die as usize].generation == generation {
                         self.on_suspend_point(die as usize);
@@ -326,6 +351,10 @@ impl<'w> Simulation<'w> {
                 pending.contains_key(&lpn) || buffer.as_ref().is_some_and(|b| b.is_dirty(lpn))
             };
             verify::check_ftl(&self.ftl, &newer)?;
+            if let Some(d) = &self.dedup {
+                d.check(&|cid| self.dying.contains(&cid))
+                    .map_err(VerifyError)?;
+            }
         }
         Ok(self.summary(started.elapsed().as_secs_f64()))
     }
@@ -415,6 +444,14 @@ impl<'w> Simulation<'w> {
                 self.hotr.as_ref().map_or(0, |h| h.copies() as u64),
                 self.hotr.as_ref().map_or(0, hotr::HotR::capacity_pages),
             ),
+            dedup: self.dedup.as_ref().map(|d| {
+                crate::metrics::summary_dedup(
+                    &d.stats,
+                    &m.dedup,
+                    d.live_contents(),
+                    d.contents_by_refcount(),
+                )
+            }),
             redundancy: crate::metrics::summary_redundancy(&m.redundancy, m.read_pages),
             cost: {
                 let factor = self.space_factor();

@@ -40,6 +40,13 @@ pub struct SynthSpec {
     /// Below 1 the other writes hit a disjoint hot set, as in the papers' observation that most
     /// pages are read-only or write-only (hotr.txt §II: 9.6 % of pages are mixed).
     pub rw_mix: f64,
+    /// Probability that a write request carries shared content (a duplicate once its content
+    /// has been written); 0 = writes carry no content fingerprint at all.
+    pub dedup: f64,
+    /// Zipf exponent over the pool of shared contents: how skewed reference counts are.
+    pub dup_zipf: f64,
+    /// Shared contents in the pool, as a fraction of the footprint's 4 KiB pages.
+    pub dup_pool: f64,
     /// Seed of the generator.
     pub seed: u64,
 }
@@ -55,6 +62,9 @@ impl Default for SynthSpec {
             zipf: 0.0,
             seq: 0.0,
             rw_mix: 1.0,
+            dedup: 0.0,
+            dup_zipf: 1.0,
+            dup_pool: 0.01,
             seed: 1,
         }
     }
@@ -105,6 +115,15 @@ impl SynthSpec {
         if !(0.0..=1.0).contains(&self.rw_mix) {
             return Err(format!("rw_mix = {}: must be in [0, 1]", self.rw_mix));
         }
+        if !(0.0..=1.0).contains(&self.dedup) {
+            return Err(format!("dedup = {}: must be in [0, 1]", self.dedup));
+        }
+        if !(self.dup_zipf.is_finite() && self.dup_zipf >= 0.0) {
+            return Err(format!("dup_zipf = {}: must be >= 0", self.dup_zipf));
+        }
+        if !(self.dup_pool > 0.0 && self.dup_pool <= 1.0) {
+            return Err(format!("dup_pool = {}: must be in (0, 1]", self.dup_pool));
+        }
         Ok(())
     }
 
@@ -122,7 +141,12 @@ impl SynthSpec {
                 break a;
             }
         };
+        let pool = ((pages as f64 * self.dup_pool) as u64).max(1);
         Ok(Synth {
+            pool,
+            pool_zipf: (self.dedup > 0.0 && self.dup_zipf > 0.0)
+                .then(|| Zipf::new(pool as f64, self.dup_zipf).expect("validated exponent")),
+            unique_contents: 0,
             zipf: (self.zipf > 0.0)
                 .then(|| Zipf::new(pages as f64, self.zipf).expect("validated exponent")),
             exp: match self.arrivals {
@@ -152,7 +176,8 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 impl FromStr for SynthSpec {
     type Err = String;
     /// Parses `key=value,...` with keys requests, write_ratio, size_kib (`4|8|16`), iat_us,
-    /// rate_iops, arrivals (`exp`/`const`), footprint_gib, zipf, seq, rw_mix, seed.
+    /// rate_iops, arrivals (`exp`/`const`), footprint_gib, zipf, seq, rw_mix, dedup, dup_zipf,
+    /// dup_pool, seed.
     fn from_str(s: &str) -> Result<Self, String> {
         let mut spec = SynthSpec::default();
         let mut gap = 100.0;
@@ -186,8 +211,11 @@ impl FromStr for SynthSpec {
                 "zipf" => spec.zipf = num(v)?,
                 "seq" => spec.seq = num(v)?,
                 "rw_mix" => spec.rw_mix = num(v)?,
+                "dedup" => spec.dedup = num(v)?,
+                "dup_zipf" => spec.dup_zipf = num(v)?,
+                "dup_pool" => spec.dup_pool = num(v)?,
                 "seed" => spec.seed = num(v)? as u64,
-                other => return Err(format!("synthetic spec: unknown key `{other}` (known: requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, footprint_gib, zipf, seq, rw_mix, seed)")),
+                other => return Err(format!("synthetic spec: unknown key `{other}` (known: requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, footprint_gib, zipf, seq, rw_mix, dedup, dup_zipf, dup_pool, seed)")),
             }
         }
         spec.arrivals = if constant {
@@ -204,6 +232,9 @@ impl FromStr for SynthSpec {
 pub struct Synth {
     spec: SynthSpec,
     pages: u64,
+    pool: u64,
+    pool_zipf: Option<Zipf<f64>>,
+    unique_contents: u64,
     scramble: u64,
     zipf: Option<Zipf<f64>>,
     exp: Option<Exp<f64>>,
@@ -230,6 +261,29 @@ impl Synth {
                 base + r.time_ns / 100,
                 r.offset_bytes,
                 r.size_bytes
+            )?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Writes the whole stream in FIU IODedup format (`ts_ns pid process lba sectors R|W major
+    /// minor md5`), which keeps each write's content hash; reads get a zero hash.
+    ///
+    /// # Errors
+    /// I/O errors of `out`.
+    pub fn write_fiu(self, out: &mut dyn Write) -> std::io::Result<u64> {
+        let mut n = 0;
+        for r in self {
+            let r = r.expect("the generator does not fail");
+            let op = if r.op == IoOp::Read { "R" } else { "W" };
+            writeln!(
+                out,
+                "{} 0 synth {} {} {op} 8 0 {:032x}",
+                r.time_ns,
+                r.offset_bytes / 512,
+                r.size_bytes / 512,
+                r.content.unwrap_or(0)
             )?;
             n += 1;
         }
@@ -284,14 +338,35 @@ impl Iterator for Synth {
             start
         };
         self.next_page = start + size_pages;
+        let content = (op == IoOp::Write && self.spec.dedup > 0.0).then(|| self.content());
         Some(Ok(Request {
             time_ns: (self.now_us * 1e3).round() as u64,
             offset_bytes: start * 4096,
             size_bytes: u64::from(kib) * 1024,
             op,
             device: 0,
-            content: None,
+            content,
         }))
+    }
+}
+
+impl Synth {
+    /// Content of a write request: a member of the shared pool (rank drawn Zipf) with
+    /// probability `dedup`, else new unique content. Page k of a request gets the fingerprint
+    /// derived from its content and k (`dedup::page_fingerprint`), so two writes of one pool
+    /// member share their pages' contents page by page.
+    fn content(&mut self) -> u128 {
+        const SHARED: u128 = 1 << 127;
+        if self.rng.random_bool(self.spec.dedup) {
+            let rank = match &self.pool_zipf {
+                Some(z) => z.sample(&mut self.rng) as u64 - 1,
+                None => self.rng.random_range(0..self.pool),
+            };
+            SHARED | (u128::from(self.spec.seed) << 64) | u128::from(rank)
+        } else {
+            self.unique_contents += 1;
+            (u128::from(self.spec.seed) << 64) | u128::from(self.unique_contents)
+        }
     }
 }
 

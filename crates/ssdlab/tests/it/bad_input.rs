@@ -256,3 +256,41 @@ fn unsupported_binary_version() {
         "{e}"
     );
 }
+
+#[test]
+fn impossible_dedup_configs_name_the_keys() {
+    let err = |sets: &[&str]| {
+        let mut b = ConfigBuilder::preset("deduphr").unwrap();
+        for s in sets {
+            b = b.set(s).unwrap();
+        }
+        b.build().unwrap_err().to_string()
+    };
+    let e = err(&["dedup.enabled=false"]);
+    assert!(
+        e.contains("staging.policy = \"deduphr\"") && e.contains("dedup.enabled"),
+        "{e}"
+    );
+    let e = err(&["staging.design=none"]);
+    assert!(e.contains("needs a staging space"), "{e}");
+    let e = err(&["staging.refcount_threshold=1"]);
+    assert!(e.contains("staging.refcount_threshold = 1"), "{e}");
+    let e = err(&["buffer.device_pages=64"]);
+    assert!(
+        e.contains("dedup.enabled") && e.contains("buffer.device_pages = 64"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_synthetic_dedup_parameters_are_named() {
+    use ssdlab::workload::synth::SynthSpec;
+    for (spec, key) in [
+        ("dedup=1.5", "dedup = 1.5"),
+        ("dup_zipf=-1", "dup_zipf"),
+        ("dup_pool=0", "dup_pool"),
+    ] {
+        let e = spec.parse::<SynthSpec>().unwrap_err();
+        assert!(e.contains(key), "{spec}: {e}");
+    }
+}

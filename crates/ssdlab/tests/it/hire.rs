@@ -38,6 +38,7 @@ fn run(sets: &[&str], reqs: Vec<Result<Request, TraceError>>) -> Summary {
         RunOptions {
             seed: 1,
             verify: true,
+            ..Default::default()
         },
         &mut it,
     )

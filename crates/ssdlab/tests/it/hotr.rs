@@ -37,6 +37,7 @@ fn scripted(reqs: Vec<Result<Request, TraceError>>) -> Summary {
         RunOptions {
             seed: 1,
             verify: true,
+            ..Default::default()
         },
         &mut it,
     )

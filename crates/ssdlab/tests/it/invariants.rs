@@ -72,9 +72,10 @@ proptest! {
             seq: 0.2,
             rw_mix: 1.0,
             seed,
+            ..SynthSpec::default()
         };
         let mut gen = spec.generate().unwrap();
-        let s = Simulation::new(&cfg, RunOptions { seed, verify: true }, &mut gen).unwrap().run()
+        let s = Simulation::new(&cfg, RunOptions { seed, verify: true, ..Default::default() }, &mut gen).unwrap().run()
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(s.requests, 1500);
         prop_assert!(buffer > 0 || voltage == "hire" || s.write_amplification >= 1.0 || s.host_pages["write"] == 0);
@@ -84,6 +85,76 @@ proptest! {
         prop_assert_eq!(s.flash.programs, flushed + s.gc.pages_moved + s.flash.by_cause["migration"][1]);
         prop_assert!(s.staging.redirected <= s.host_pages["read"]);
         prop_assert!(s.flash.by_cause["user"][1] <= s.host_pages["write"]);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Dedup under GC, overwrites, HotR or DedupHR staging, a fingerprinting delay and a power
+    /// loss: reads return the content last written, counts match the pages pointing at each
+    /// content, and every unique page write is one program.
+    #[test]
+    fn dedup_runs_hold_invariants(
+        seed in 0u64..1000,
+        planes in 1u32..3,
+        dies in 1u32..3,
+        blocks in 16u32..40,
+        ppb in prop::sample::select(vec![4u32, 8, 16]),
+        write_ratio in 0.3f64..0.95,
+        fill in 0.0f64..0.95,
+        dedup in 0.1f64..0.9,
+        pool in prop::sample::select(vec![0.005f64, 0.05, 0.3]),
+        staging in prop::sample::select(vec!["none", "extra-chip", "reserved-blocks"]),
+        policy in prop::sample::select(vec!["hotr", "deduphr"]),
+        threshold in 2u32..5,
+        fingerprint_ns in prop::sample::select(vec![0u64, 3000]),
+        suspend in prop::sample::select(vec!["off", "ips"]),
+        power_loss in prop::option::of(0u64..200_000_000),
+    ) {
+        let policy = if staging == "none" { "hotr" } else { policy };
+        let cfg = ConfigBuilder::preset("tiny").unwrap()
+            .set(&format!("geometry.planes_per_die={planes}")).unwrap()
+            .set(&format!("geometry.dies_per_chip={dies}")).unwrap()
+            .set(&format!("geometry.blocks_per_plane={blocks}")).unwrap()
+            .set(&format!("geometry.pages_per_block={ppb}")).unwrap()
+            .set("ftl.over_provisioning=0.4").unwrap()
+            .set("ftl.gc_threshold=0.1").unwrap()
+            .set(&format!("suspend.policy={suspend}")).unwrap()
+            .set(&format!("staging.design={staging}")).unwrap()
+            .set(&format!("staging.policy={policy}")).unwrap()
+            .set(&format!("staging.refcount_threshold={threshold}")).unwrap()
+            .set("staging.reserved_blocks_per_plane=2").unwrap()
+            .set("staging.rlru_entries=8").unwrap()
+            .set("staging.hot_fraction=0.5").unwrap()
+            .set("dedup.enabled=true").unwrap()
+            .set(&format!("dedup.fingerprint_ns={fingerprint_ns}")).unwrap()
+            .set(&format!("precondition.fill={fill}")).unwrap()
+            .set("precondition.pattern=random").unwrap()
+            .build().unwrap();
+        let logical_kib = f64::from(planes * dies * blocks * ppb) * 4.0 * 0.6;
+        let spec = SynthSpec {
+            requests: 1500,
+            write_ratio,
+            size_kib: vec![4, 8, 16],
+            arrivals: ssdlab::workload::synth::Arrivals::Exponential(120.0),
+            footprint_gib: logical_kib / 1024.0 / 1024.0,
+            zipf: 0.7,
+            seq: 0.2,
+            dedup,
+            dup_pool: pool,
+            seed,
+            ..SynthSpec::default()
+        };
+        let mut gen = spec.generate().unwrap();
+        let opts = RunOptions { seed, verify: true, power_loss_at_ns: power_loss };
+        let s = Simulation::new(&cfg, opts, &mut gen).unwrap().run()
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(s.requests, 1500);
+        let d = s.dedup.as_ref().unwrap();
+        prop_assert_eq!(d.page_writes, s.host_pages["write"]);
+        prop_assert_eq!(s.flash.by_cause["user"][1], d.page_writes - d.duplicate_pages);
+        prop_assert_eq!(s.flash.programs, s.flash.by_cause["user"][1] + s.gc.pages_moved + s.flash.by_cause["migration"][1]);
     }
 }
 
@@ -107,6 +178,7 @@ fn read_wait_attribution_adds_up_to_read_page_latency() {
         RunOptions {
             seed: 1,
             verify: true,
+            ..Default::default()
         },
         &mut gen,
     )

@@ -1,6 +1,7 @@
 //! Integration tests: one binary, one module per concern.
 
 mod bad_input;
+mod dedup;
 mod determinism;
 mod hire;
 mod host;
@@ -42,7 +43,16 @@ pub fn run_trace(cfg: &Config, name: &str, limit: u64, seed: u64) -> Result<Summ
         ..Default::default()
     };
     let mut reader = TraceReader::open(&trace_path(name), opts)?;
-    let summary = Simulation::new(cfg, RunOptions { seed, verify: true }, &mut reader)?.run();
+    let summary = Simulation::new(
+        cfg,
+        RunOptions {
+            seed,
+            verify: true,
+            ..Default::default()
+        },
+        &mut reader,
+    )?
+    .run();
     summary.map(|mut s| {
         s.trace = Some(reader.counts.clone());
         s
@@ -53,9 +63,17 @@ pub fn run_trace(cfg: &Config, name: &str, limit: u64, seed: u64) -> Result<Summ
 pub fn run_synth(cfg: &Config, spec: &str, seed: u64, verify: bool) -> Summary {
     let spec: SynthSpec = spec.parse().unwrap();
     let mut gen = spec.generate().unwrap();
-    let summary = Simulation::new(cfg, RunOptions { seed, verify }, &mut gen)
-        .unwrap()
-        .run()
-        .unwrap();
+    let summary = Simulation::new(
+        cfg,
+        RunOptions {
+            seed,
+            verify,
+            ..Default::default()
+        },
+        &mut gen,
+    )
+    .unwrap()
+    .run()
+    .unwrap();
     summary
 }

@@ -35,6 +35,7 @@ fn run(cfg: &Config, reqs: Vec<Result<Request, TraceError>>) -> Summary {
         RunOptions {
             seed: 1,
             verify: true,
+            ..Default::default()
         },
         &mut it,
     )
