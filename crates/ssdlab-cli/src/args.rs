@@ -188,6 +188,9 @@ pub struct SynthArgs {
     /// Shared contents, as a fraction of the footprint's pages.
     #[arg(long, default_value_t = 0.01)]
     pub dup_pool: f64,
+    /// Probability that a read goes where a recent shared-content write went.
+    #[arg(long, default_value_t = 0.0)]
+    pub dup_reads: f64,
     /// Seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -212,6 +215,7 @@ impl SynthArgs {
             dedup: self.dedup,
             dup_zipf: self.dup_zipf,
             dup_pool: self.dup_pool,
+            dup_reads: self.dup_reads,
             seed: self.seed,
         };
         spec.validate()?;

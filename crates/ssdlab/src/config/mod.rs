@@ -266,6 +266,14 @@ fn is_default_refcount_threshold(v: &u32) -> bool {
     *v == default_refcount_threshold()
 }
 
+fn default_max_queued_copies() -> u32 {
+    64
+}
+
+fn is_default_max_queued_copies(v: &u32) -> bool {
+    *v == default_max_queued_copies()
+}
+
 /// Inline deduplication above the FTL (deduphr.txt §2.2, §3.3).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -332,6 +340,13 @@ pub struct StagingConfig {
         skip_serializing_if = "is_default_refcount_threshold"
     )]
     pub refcount_threshold: u32,
+    /// Most copy programs queued or running per staging die; further copies are skipped
+    /// (ours: the papers are silent; it bounds the controller's copy backlog).
+    #[serde(
+        default = "default_max_queued_copies",
+        skip_serializing_if = "is_default_max_queued_copies"
+    )]
+    pub max_queued_copies: u32,
     /// Blocks reserved per plane with `reserved-blocks`.
     pub reserved_blocks_per_plane: u32,
     /// Entries of each chip's R-LRU list of recently read pages.

@@ -156,6 +156,9 @@ fn check_staging(raw: &RawConfig, errs: &mut Vec<String>) {
             ));
         }
     }
+    if st.design != StagingDesign::None && st.max_queued_copies == 0 {
+        errs.push("staging.max_queued_copies = 0: must be >= 1 with a staging space".into());
+    }
     if raw.dedup.enabled && raw.buffer.device_pages > 0 {
         errs.push(format!("dedup.enabled = true: not supported with a device buffer (buffer.device_pages = {}); set one of them off", raw.buffer.device_pages));
     }

@@ -83,6 +83,10 @@ pub struct StagingMetrics {
     pub power_losses: u64,
     /// Copies lost with the power.
     pub copies_lost: u64,
+    /// Conflicted reads whose copy's die was busy with a program or erase too (served home).
+    pub copy_busy: u64,
+    /// Copies not made because the staging die had `max_queued_copies` queued.
+    pub copies_skipped: u64,
 }
 
 /// Dedup-layer request accounting (deduphr.txt Fig. 11).

@@ -432,6 +432,11 @@ pub struct StagingSummary {
     pub copies: u64,
     /// Most copies held at once.
     pub peak_copies: u64,
+    /// Conflicted reads with a copy whose die was busy with a program or erase too (served
+    /// home).
+    pub copy_busy: u64,
+    /// Copies not made because the staging die had `staging.max_queued_copies` queued.
+    pub copies_skipped: u64,
     /// Simulated power losses (left out when none).
     #[serde(skip_serializing_if = "is_zero")]
     pub power_losses: u64,
@@ -505,6 +510,8 @@ pub fn summary_staging(
         erases: m.erases,
         copies,
         peak_copies: m.peak_copies,
+        copy_busy: m.copy_busy,
+        copies_skipped: m.copies_skipped,
         power_losses: m.power_losses,
         copies_lost: m.copies_lost,
         capacity_pages,

@@ -60,6 +60,9 @@ pub(super) struct HotR {
     copies_per_die: Vec<u32>,
     /// DedupHR: contents whose copy is being programmed.
     in_flight: rustc_hash::FxHashSet<u32>,
+    /// Copy programs queued or running, per die.
+    queued_copies: Vec<u32>,
+    max_queued_copies: u32,
     /// Copies queued at or before this time were lost with the power.
     lost_at: Option<crate::time::SimTime>,
     planes: Vec<StagingPlane>,
@@ -111,6 +114,8 @@ impl HotR {
             copies: FxHashMap::default(),
             copies_per_die: vec![0; geo.data_dies() as usize],
             in_flight: Default::default(),
+            queued_copies: vec![0; geo.dies() as usize],
+            max_queued_copies: cfg.staging.max_queued_copies,
             lost_at: None,
             planes,
             page_lpn: FxHashMap::default(),
@@ -148,10 +153,25 @@ impl HotR {
 impl Simulation<'_> {
     /// Updates the read's R-LRU list and decides where it is served.
     pub(super) fn hotr_route(&mut self, lpn: u32, home_die: usize, conflicted: bool) -> Route {
+        // A copy on a die that is itself busy with a program or erase (staging copies being
+        // programmed, reclamation) would not spare the read a wait: it stays home.
+        let copy_busy = conflicted
+            && self
+                .hotr
+                .as_ref()
+                .and_then(|h| h.copies.get(&lpn))
+                .is_some_and(|&(ppn, _)| {
+                    let (running, queued) =
+                        self.program_erase_ahead(self.geo.die_of(Ppn(ppn)).0 as usize);
+                    running || queued
+                });
         let Some(h) = self.hotr.as_mut() else {
             return Route::Home;
         };
         let m = &mut self.metrics.staging;
+        if copy_busy {
+            m.copy_busy += 1;
+        }
         let (rlru, max_copies) = match &mut h.trigger {
             Trigger::ReadHot {
                 rlru,
@@ -161,11 +181,14 @@ impl Simulation<'_> {
                 if !conflicted {
                     return Route::Home;
                 }
-                if let Some(&(ppn, _)) = h.copies.get(&lpn) {
-                    m.redirected += 1;
-                    return Route::Copy(ppn);
+                match h.copies.get(&lpn) {
+                    Some(_) if copy_busy => {}
+                    Some(&(ppn, _)) => {
+                        m.redirected += 1;
+                        return Route::Copy(ppn);
+                    }
+                    None => m.misses += 1,
                 }
-                m.misses += 1;
                 return Route::Home;
             }
         };
@@ -173,9 +196,13 @@ impl Simulation<'_> {
             if !conflicted {
                 return Route::Home;
             }
-            if let Some(&(ppn, _)) = h.copies.get(&lpn) {
-                m.redirected += 1;
-                return Route::Copy(ppn);
+            match h.copies.get(&lpn) {
+                Some(_) if copy_busy => return Route::Home,
+                Some(&(ppn, _)) => {
+                    m.redirected += 1;
+                    return Route::Copy(ppn);
+                }
+                None => {}
             }
             m.hits_without_copy += 1;
             if h.copies_per_die[home_die] < max_copies {
@@ -331,6 +358,15 @@ impl Simulation<'_> {
         let Some((ppn, plane)) = self.staging_page(home_die) else {
             return false;
         };
+        let die = self.geo.die_of_plane(PlaneId(plane)).0 as usize;
+        let h = self.hotr.as_mut().expect("staging_page found a page");
+        if h.queued_copies[die] >= h.max_queued_copies {
+            // The staging die is backlogged: skip the copy (the page stays unused until its
+            // block is reclaimed).
+            self.metrics.staging.copies_skipped += 1;
+            return false;
+        }
+        h.queued_copies[die] += 1;
         let mut op = self.blank_op(OpKind::Program, Cause::Migration, plane);
         op.lpn = lpn;
         op.ppn = ppn;
@@ -354,6 +390,7 @@ impl Simulation<'_> {
         let newest = self.ftl.map.newest(op.lpn);
         let count = self.dedup.as_ref().map_or(0, |d| d.count(op.lpn));
         let Some(h) = self.hotr.as_mut() else { return };
+        h.queued_copies[op.die as usize] -= 1;
         let home = op.src as usize;
         let block = op.ppn / h.ppb;
         let erased = self.ftl.blocks[block as usize].erase_count != op.erase_epoch;

@@ -47,6 +47,10 @@ pub struct SynthSpec {
     pub dup_zipf: f64,
     /// Shared contents in the pool, as a fraction of the footprint's 4 KiB pages.
     pub dup_pool: f64,
+    /// Probability that a read goes to where a recent write of shared content went (uniform
+    /// over the last 65,536 such writes, so contents with more references get more reads, as
+    /// deduphr.txt Fig. 4 observes); the other reads follow the address distribution.
+    pub dup_reads: f64,
     /// Seed of the generator.
     pub seed: u64,
 }
@@ -65,6 +69,7 @@ impl Default for SynthSpec {
             dedup: 0.0,
             dup_zipf: 1.0,
             dup_pool: 0.01,
+            dup_reads: 0.0,
             seed: 1,
         }
     }
@@ -121,6 +126,9 @@ impl SynthSpec {
         if !(self.dup_zipf.is_finite() && self.dup_zipf >= 0.0) {
             return Err(format!("dup_zipf = {}: must be >= 0", self.dup_zipf));
         }
+        if !(0.0..=1.0).contains(&self.dup_reads) {
+            return Err(format!("dup_reads = {}: must be in [0, 1]", self.dup_reads));
+        }
         if !(self.dup_pool > 0.0 && self.dup_pool <= 1.0) {
             return Err(format!("dup_pool = {}: must be in (0, 1]", self.dup_pool));
         }
@@ -147,6 +155,8 @@ impl SynthSpec {
             pool_zipf: (self.dedup > 0.0 && self.dup_zipf > 0.0)
                 .then(|| Zipf::new(pool as f64, self.dup_zipf).expect("validated exponent")),
             unique_contents: 0,
+            shared_writes: Vec::new(),
+            shared_seen: 0,
             zipf: (self.zipf > 0.0)
                 .then(|| Zipf::new(pages as f64, self.zipf).expect("validated exponent")),
             exp: match self.arrivals {
@@ -177,7 +187,7 @@ impl FromStr for SynthSpec {
     type Err = String;
     /// Parses `key=value,...` with keys requests, write_ratio, size_kib (`4|8|16`), iat_us,
     /// rate_iops, arrivals (`exp`/`const`), footprint_gib, zipf, seq, rw_mix, dedup, dup_zipf,
-    /// dup_pool, seed.
+    /// dup_pool, dup_reads, seed.
     fn from_str(s: &str) -> Result<Self, String> {
         let mut spec = SynthSpec::default();
         let mut gap = 100.0;
@@ -214,8 +224,9 @@ impl FromStr for SynthSpec {
                 "dedup" => spec.dedup = num(v)?,
                 "dup_zipf" => spec.dup_zipf = num(v)?,
                 "dup_pool" => spec.dup_pool = num(v)?,
+                "dup_reads" => spec.dup_reads = num(v)?,
                 "seed" => spec.seed = num(v)? as u64,
-                other => return Err(format!("synthetic spec: unknown key `{other}` (known: requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, footprint_gib, zipf, seq, rw_mix, dedup, dup_zipf, dup_pool, seed)")),
+                other => return Err(format!("synthetic spec: unknown key `{other}` (known: requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, footprint_gib, zipf, seq, rw_mix, dedup, dup_zipf, dup_pool, dup_reads, seed)")),
             }
         }
         spec.arrivals = if constant {
@@ -228,6 +239,8 @@ impl FromStr for SynthSpec {
     }
 }
 
+const SHARED_RING: usize = 65_536;
+
 /// The generator: an iterator of requests.
 pub struct Synth {
     spec: SynthSpec,
@@ -235,6 +248,9 @@ pub struct Synth {
     pool: u64,
     pool_zipf: Option<Zipf<f64>>,
     unique_contents: u64,
+    /// Start pages of recent shared-content writes (a ring of at most `SHARED_RING`).
+    shared_writes: Vec<u64>,
+    shared_seen: u64,
     scramble: u64,
     zipf: Option<Zipf<f64>>,
     exp: Option<Exp<f64>>,
@@ -313,6 +329,12 @@ impl Iterator for Synth {
         let size_pages = u64::from(kib).div_ceil(4);
         let start = if self.emitted > 1 && self.rng.random_bool(self.spec.seq) {
             self.next_page
+        } else if op == IoOp::Read
+            && self.spec.dup_reads > 0.0
+            && !self.shared_writes.is_empty()
+            && self.rng.random_bool(self.spec.dup_reads)
+        {
+            self.shared_writes[self.rng.random_range(0..self.shared_writes.len())]
         } else {
             let rank = match &self.zipf {
                 Some(z) => z.sample(&mut self.rng) as u64 - 1,
@@ -339,6 +361,14 @@ impl Iterator for Synth {
         };
         self.next_page = start + size_pages;
         let content = (op == IoOp::Write && self.spec.dedup > 0.0).then(|| self.content());
+        if content.is_some_and(|c| c >> 127 == 1) {
+            if self.shared_writes.len() < SHARED_RING {
+                self.shared_writes.push(start);
+            } else {
+                self.shared_writes[(self.shared_seen % SHARED_RING as u64) as usize] = start;
+            }
+            self.shared_seen += 1;
+        }
         Some(Ok(Request {
             time_ns: (self.now_us * 1e3).round() as u64,
             offset_bytes: start * 4096,

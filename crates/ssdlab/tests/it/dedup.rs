@@ -21,14 +21,21 @@ fn req(t_us: u64, page: u64, op: IoOp, content: u128) -> Result<Request, TraceEr
 
 /// Two data channels (one die, one plane each) plus a staging chip, TLC, DedupHR at 3.
 fn scripted(reqs: Vec<Result<Request, TraceError>>, power_loss_at_ns: Option<u64>) -> Summary {
-    let cfg = config(
-        "deduphr",
-        &[
-            "geometry.channels=2",
-            "geometry.planes_per_die=1",
-            "geometry.blocks_per_plane=64",
-        ],
-    );
+    scripted_with(reqs, power_loss_at_ns, &[])
+}
+
+fn scripted_with(
+    reqs: Vec<Result<Request, TraceError>>,
+    power_loss_at_ns: Option<u64>,
+    extra: &[&str],
+) -> Summary {
+    let mut sets = vec![
+        "geometry.channels=2",
+        "geometry.planes_per_die=1",
+        "geometry.blocks_per_plane=64",
+    ];
+    sets.extend(extra);
+    let cfg = config("deduphr", &sets);
     let mut it = reqs.into_iter();
     Simulation::new(
         &cfg,
@@ -91,6 +98,48 @@ fn falling_back_to_one_reference_invalidates_the_copy() {
     // Content 8 reached 2 references only: not staged.
     assert_eq!(st.migrations, 1);
     assert_eq!(s.reads_blocked, 2);
+}
+
+#[test]
+fn a_copy_on_a_busy_staging_die_is_not_used() {
+    let s = scripted(
+        vec![
+            req(0, 1, IoOp::Write, 7),
+            req(2_000, 3, IoOp::Write, 7),
+            req(2_100, 5, IoOp::Write, 7), // copy of 7: staging die 2100 .. 3460.24
+            req(4_000, 21, IoOp::Write, 8), // die 1 programs 4000 .. 5360.24
+            req(4_010, 25, IoOp::Write, 8),
+            req(4_020, 27, IoOp::Write, 8), // copy of 8: staging die busy 4020 .. 5380.24
+            req(4_100, 3, IoOp::Read, 0),   // conflicted; its copy's die is programming too
+        ],
+        None,
+    );
+    let st = &s.staging;
+    assert_eq!((st.redirected, st.copy_busy, st.migrations), (0, 1, 2));
+    // Served home after page 21's program: 5360.24 + 85.24 - 4100.
+    assert!(
+        (s.read.mean_us - 1345.48).abs() < 1e-3,
+        "{}",
+        s.read.mean_us
+    );
+}
+
+#[test]
+fn a_backlogged_staging_die_skips_copies() {
+    let reqs = || {
+        vec![
+            req(0, 1, IoOp::Write, 7),
+            req(10, 11, IoOp::Write, 6),
+            req(2_000, 3, IoOp::Write, 7),
+            req(2_010, 13, IoOp::Write, 6),
+            req(2_100, 5, IoOp::Write, 7),  // copy of 7 queued
+            req(2_110, 15, IoOp::Write, 6), // copy of 6 while the first is queued
+        ]
+    };
+    let one = scripted_with(reqs(), None, &["staging.max_queued_copies=1"]);
+    assert_eq!((one.staging.migrations, one.staging.copies_skipped), (1, 1));
+    let two = scripted_with(reqs(), None, &["staging.max_queued_copies=2"]);
+    assert_eq!((two.staging.migrations, two.staging.copies_skipped), (2, 0));
 }
 
 #[test]
