@@ -9,14 +9,7 @@ use ssdlab::workload::trace::TraceError;
 use ssdlab::workload::{IoOp, Request};
 
 fn req(t_us: u64, page: u64, op: IoOp, content: u128) -> Result<Request, TraceError> {
-    Ok(Request {
-        time_ns: t_us * 1000,
-        offset_bytes: page * 4096,
-        size_bytes: 4096,
-        op,
-        device: 0,
-        content: Some(content),
-    })
+    crate::page_request(t_us, page, op, Some(content))
 }
 
 /// Two data channels (one die, one plane each) plus a staging chip, TLC, DedupHR at 3.
@@ -35,20 +28,7 @@ fn scripted_with(
         "geometry.blocks_per_plane=64",
     ];
     sets.extend(extra);
-    let cfg = config("deduphr", &sets);
-    let mut it = reqs.into_iter();
-    Simulation::new(
-        &cfg,
-        RunOptions {
-            seed: 1,
-            verify: true,
-            power_loss_at_ns,
-        },
-        &mut it,
-    )
-    .unwrap()
-    .run()
-    .unwrap()
+    crate::run_requests(&config("deduphr", &sets), reqs, power_loss_at_ns)
 }
 
 /// Content 7 written to pages 1, 3, 5 (count 3: staged), then a conflicted read of page 3.

@@ -3,19 +3,11 @@
 
 use crate::{config, run_trace};
 use ssdlab::metrics::Summary;
-use ssdlab::sim::{RunOptions, Simulation};
 use ssdlab::workload::trace::TraceError;
 use ssdlab::workload::{IoOp, Request};
 
 fn req(t_us: u64, page: u64, op: IoOp) -> Result<Request, TraceError> {
-    Ok(Request {
-        time_ns: t_us * 1000,
-        offset_bytes: page * 4096,
-        size_bytes: 4096,
-        op,
-        device: 0,
-        content: None,
-    })
+    crate::page_request(t_us, page, op, None)
 }
 
 fn run(sets: &[&str], reqs: Vec<Result<Request, TraceError>>) -> Summary {
@@ -32,20 +24,7 @@ fn run(sets: &[&str], reqs: Vec<Result<Request, TraceError>>) -> Summary {
         ]
         .concat(),
     );
-    let mut it = reqs.into_iter();
-    let s = Simulation::new(
-        &cfg,
-        RunOptions {
-            seed: 1,
-            verify: true,
-            ..Default::default()
-        },
-        &mut it,
-    )
-    .unwrap()
-    .run()
-    .unwrap();
-    s
+    crate::run_requests(&cfg, reqs, None)
 }
 
 #[test]

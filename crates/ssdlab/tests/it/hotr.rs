@@ -3,19 +3,11 @@
 
 use crate::{config, run_trace};
 use ssdlab::metrics::Summary;
-use ssdlab::sim::{RunOptions, Simulation};
 use ssdlab::workload::trace::TraceError;
 use ssdlab::workload::{IoOp, Request};
 
 fn at(t_us: u64, page: u64, op: IoOp) -> Result<Request, TraceError> {
-    Ok(Request {
-        time_ns: t_us * 1000,
-        offset_bytes: page * 4096,
-        size_bytes: 4096,
-        op,
-        device: 0,
-        content: None,
-    })
+    crate::page_request(t_us, page, op, None)
 }
 
 /// Two data channels (one die each, 1 plane) plus the staging chip, TLC timings.
@@ -31,20 +23,7 @@ fn scripted(reqs: Vec<Result<Request, TraceError>>) -> Summary {
             "staging.hot_fraction=0.5",
         ],
     );
-    let mut it = reqs.into_iter();
-    let s = Simulation::new(
-        &cfg,
-        RunOptions {
-            seed: 1,
-            verify: true,
-            ..Default::default()
-        },
-        &mut it,
-    )
-    .unwrap()
-    .run()
-    .unwrap();
-    s
+    crate::run_requests(&cfg, reqs, None)
 }
 
 #[test]

@@ -17,7 +17,8 @@ use ssdlab::config::{Config, ConfigBuilder};
 use ssdlab::metrics::Summary;
 use ssdlab::sim::{RunOptions, SimError, Simulation};
 use ssdlab::workload::synth::SynthSpec;
-use ssdlab::workload::trace::{TraceOptions, TraceReader};
+use ssdlab::workload::trace::{TraceError, TraceOptions, TraceReader};
+use ssdlab::workload::{IoOp, Request};
 use std::path::PathBuf;
 
 /// Path of a bundled trace.
@@ -76,4 +77,36 @@ pub fn run_synth(cfg: &Config, spec: &str, seed: u64, verify: bool) -> Summary {
     .run()
     .unwrap();
     summary
+}
+
+/// A one-page request at `t_us` µs to `page` (4 KiB pages), with an optional content hash.
+pub fn page_request(
+    t_us: u64,
+    page: u64,
+    op: IoOp,
+    content: Option<u128>,
+) -> Result<Request, TraceError> {
+    Ok(Request {
+        time_ns: t_us * 1000,
+        offset_bytes: page * 4096,
+        size_bytes: 4096,
+        op,
+        device: 0,
+        content,
+    })
+}
+
+/// Replays scripted requests with verification on (and an optional power loss).
+pub fn run_requests(
+    cfg: &Config,
+    reqs: Vec<Result<Request, TraceError>>,
+    power_loss_at_ns: Option<u64>,
+) -> Summary {
+    let mut it = reqs.into_iter();
+    let opts = RunOptions {
+        seed: 1,
+        verify: true,
+        power_loss_at_ns,
+    };
+    Simulation::new(cfg, opts, &mut it).unwrap().run().unwrap()
 }
