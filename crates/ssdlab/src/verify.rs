@@ -105,12 +105,13 @@ pub fn check_ftl(ftl: &Ftl, newer_elsewhere: &dyn Fn(u32) -> bool) -> Result<(),
     for (b, info) in ftl.blocks.iter().enumerate() {
         let first = g.first_page(BlockId(b as u32)).0;
         let ppb = g.pages_per_block;
-        let mut valid = 0;
+        let (mut valid, mut zombies) = (0, 0);
         for p in first..first + ppb {
             let lpn = ftl.map.lpn(p);
             if lpn == NONE {
                 continue;
             }
+            zombies += u32::from(ftl.is_zombie(lpn));
             if p - first >= info.write_ptr {
                 return fail(format!(
                     "ppn {p} is mapped (lpn {lpn}) but lies beyond block {b}'s write pointer {}",
@@ -131,16 +132,18 @@ pub fn check_ftl(ftl: &Ftl, newer_elsewhere: &dyn Fn(u32) -> bool) -> Result<(),
                 info.valid
             ));
         }
+        if zombies != info.zombies {
+            return fail(format!(
+                "block {b}: zombie count {} but {zombies} of its valid pages are dirty in the host buffer",
+                info.zombies
+            ));
+        }
         let free = ppb - info.write_ptr;
         let invalid = info.write_ptr - info.valid - info.inflight;
         if valid + invalid + info.inflight + free != ppb {
             return fail(format!("block {b}: valid {valid} + invalid {invalid} + in flight {} + free {free} != {ppb}", info.inflight));
         }
-        let key = if info.state == BlockState::Full && info.valid < ppb {
-            info.valid as u16
-        } else {
-            u16::MAX
-        };
+        let key = ftl.expected_gc_key(b);
         if ftl.gc_key(BlockId(b as u32)) != key {
             return fail(format!(
                 "block {b}: GC key {} but its state and valid count give {key}",

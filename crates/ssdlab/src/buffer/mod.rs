@@ -185,6 +185,34 @@ impl LruBuffer {
         evicted
     }
 
+    /// Clears a cached page's dirty bit (its data reached flash another way); returns whether
+    /// it was dirty.
+    pub fn clean(&mut self, lpn: u32) -> bool {
+        match self.index.get(&lpn) {
+            Some(&i) => std::mem::replace(&mut self.slots[i as usize].dirty, false),
+            None => false,
+        }
+    }
+
+    /// The dirty pages, least recently used first.
+    pub fn dirty_pages(&self) -> Vec<u32> {
+        let mut v = Vec::new();
+        let mut i = self.tail;
+        while i != NIL {
+            let s = &self.slots[i as usize];
+            if s.dirty {
+                v.push(s.lpn);
+            }
+            i = s.prev;
+        }
+        v
+    }
+
+    /// Drops every page (a restart of a volatile cache).
+    pub fn clear(&mut self) {
+        *self = LruBuffer::new(self.capacity);
+    }
+
     fn evict_lru(&mut self) -> Option<Evicted> {
         let i = self.tail;
         if i == NIL {

@@ -32,6 +32,7 @@ pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
         voltage: raw.voltage,
         staging: raw.staging,
         dedup: raw.dedup,
+        shadow: raw.shadow,
         redundancy: raw.redundancy,
         host: raw.host,
     })
@@ -111,7 +112,8 @@ fn check_ftl(raw: &RawConfig, errs: &mut Vec<String>) {
             } else {
                 1
             };
-            let open = 2 * levels - 1;
+            // ShadowGC variants that separate zombies keep one more GC block open.
+            let open = 2 * levels - 1 + u32::from(raw.shadow.gc.separates());
             let reserved = if raw.staging.design == StagingDesign::ReservedBlocks {
                 raw.staging.reserved_blocks_per_plane
             } else {
@@ -159,6 +161,7 @@ fn check_staging(raw: &RawConfig, errs: &mut Vec<String>) {
     if st.design != StagingDesign::None && st.max_queued_copies == 0 {
         errs.push("staging.max_queued_copies = 0: must be >= 1 with a staging space".into());
     }
+    check_shadow(raw, errs);
     if raw.dedup.enabled && raw.buffer.device_pages > 0 {
         errs.push(format!("dedup.enabled = true: not supported with a device buffer (buffer.device_pages = {}); set one of them off", raw.buffer.device_pages));
     }
@@ -167,6 +170,47 @@ fn check_staging(raw: &RawConfig, errs: &mut Vec<String>) {
             "staging.hot_fraction = {}: must be in [0, 1]",
             st.hot_fraction
         ));
+    }
+}
+
+fn check_shadow(raw: &RawConfig, errs: &mut Vec<String>) {
+    let sh = &raw.shadow;
+    if !(sh.fast_program_us.is_finite() && sh.fast_program_us > 0.0) {
+        errs.push(format!(
+            "shadow.fast_program_us = {}: must be > 0",
+            sh.fast_program_us
+        ));
+    }
+    if !(sh.power_off_h.is_finite()
+        && sh.power_off_h >= 0.0
+        && sh.fast_retention_h.is_finite()
+        && sh.fast_retention_h > sh.power_off_h)
+    {
+        errs.push(format!("shadow.fast_retention_h = {}, shadow.power_off_h = {}: need retention > power-off >= 0 (fast blocks are refreshed every T - D)", sh.fast_retention_h, sh.power_off_h));
+    }
+    if !(sh.ecc_decode_us.is_finite() && sh.ecc_decode_us >= 0.0) {
+        errs.push(format!(
+            "shadow.ecc_decode_us = {}: must be >= 0",
+            sh.ecc_decode_us
+        ));
+    }
+    if sh.gc.fast() && raw.suspend.policy != SuspendPolicy::Off {
+        errs.push(format!("shadow.gc = {:?}: fast-mode programs have no suspension phases; needs suspend.policy = \"off\"", sh.gc).to_lowercase());
+    }
+    if (sh.gc.delays() || sh.gc.separates()) && raw.buffer.host_pages == 0 {
+        errs.push(format!("shadow.gc = {:?}: needs a host buffer (buffer.host_pages > 0): its zombies are pages dirty there", sh.gc).to_lowercase());
+    }
+    if sh.gc.from_buffer() && raw.buffer.device_pages == 0 {
+        errs.push(
+            format!(
+                "shadow.gc = {:?}: needs a device buffer (buffer.device_pages > 0)",
+                sh.gc
+            )
+            .to_lowercase(),
+        );
+    }
+    if raw.buffer.host_pages > 0 && raw.dedup.enabled {
+        errs.push("buffer.host_pages: not supported with dedup.enabled = true".into());
     }
 }
 

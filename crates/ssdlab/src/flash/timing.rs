@@ -42,6 +42,8 @@ pub struct Timing {
     pub read_ns: u64,
     /// Array program.
     pub program_ns: u64,
+    /// Array program in fast mode (shadowgc.txt: large ISPP step, short retention).
+    pub fast_program_ns: u64,
     /// Block erase.
     pub erase_ns: u64,
     /// One page over the channel bus.
@@ -67,11 +69,18 @@ pub struct Timing {
 }
 
 impl Timing {
+    /// The same times with fast-mode programs taking `us`.
+    pub fn with_fast_program(mut self, us: f64) -> Self {
+        self.fast_program_ns = us_to_ns(us);
+        self
+    }
+
     /// Times of a resolved flash and voltage config.
     pub fn new(f: &FlashConfig, v: &VoltageConfig) -> Self {
         Timing {
             read_ns: us_to_ns(f.read_us),
             program_ns: us_to_ns(f.program_us),
+            fast_program_ns: us_to_ns(f.program_us),
             erase_ns: us_to_ns(f.erase_us),
             transfer_ns: us_to_ns(f.transfer_us),
             command_ns: us_to_ns(f.command_us),

@@ -7,11 +7,14 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Write streams: each plane has one active block per stream. A stream is host or GC data
-/// at one threshold-voltage level, so every block holds pages of a single level.
+/// at one threshold-voltage level, so every block holds pages of a single level; GC's
+/// shadow stream (shadowgc.txt) keeps relocated zombie pages apart from other relocations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stream {
     /// GC relocations (else host data).
     pub gc: bool,
+    /// GC relocations of zombie (host-shadow) pages into dedicated blocks.
+    pub shadow: bool,
     /// Programming level of the stream's pages.
     pub level: Level,
 }
@@ -20,26 +23,44 @@ impl Stream {
     /// Host writes at the normal level.
     pub const USER: Stream = Stream {
         gc: false,
+        shadow: false,
         level: Level::Normal,
     };
     /// GC relocations at the normal level.
     pub const GC: Stream = Stream {
         gc: true,
+        shadow: false,
         level: Level::Normal,
     };
     /// Number of streams.
-    pub const COUNT: usize = 2 * Level::ALL.len();
+    pub const COUNT: usize = 3 * Level::ALL.len();
     /// Host writes at `level`.
     pub fn user(level: Level) -> Self {
-        Stream { gc: false, level }
+        Stream {
+            gc: false,
+            shadow: false,
+            level,
+        }
     }
     /// GC relocations keeping `level`.
     pub fn gc(level: Level) -> Self {
-        Stream { gc: true, level }
+        Stream {
+            gc: true,
+            shadow: false,
+            level,
+        }
+    }
+    /// GC relocations of zombie pages into dedicated blocks, keeping `level`.
+    pub fn shadow(level: Level) -> Self {
+        Stream {
+            gc: true,
+            shadow: true,
+            level,
+        }
     }
     /// Index into per-plane tables.
     pub fn index(self) -> usize {
-        usize::from(self.gc) * Level::ALL.len() + self.level as usize
+        (usize::from(self.gc) + usize::from(self.shadow)) * Level::ALL.len() + self.level as usize
     }
     /// Only GC may take a plane's last free block, so GC can always make progress.
     pub fn may_take_last_block(self) -> bool {
@@ -79,6 +100,10 @@ pub struct BlockInfo {
     pub last_write: SimTime,
     /// Threshold-voltage level its pages were programmed with (since its last erase).
     pub level: Level,
+    /// Programmed in fast mode (shadowgc.txt: short retention, refreshed).
+    pub fast: bool,
+    /// Valid pages whose logical page is dirty in the host buffer (zombies).
+    pub zombies: u32,
 }
 
 /// Per-plane pools.
@@ -121,6 +146,8 @@ impl BlockInfo {
             erase_count: 0,
             last_write: SimTime::ZERO,
             level: Level::Normal,
+            fast: false,
+            zombies: 0,
         }
     }
 }

@@ -75,6 +75,11 @@ impl Mapping {
         *v += 1;
         *v
     }
+    /// Sets the newest version of `lpn` back to `version` (a version the device received was
+    /// lost: shadowgc.txt's dropped twin-shadow whose host copy died in a restart).
+    pub fn set_newest(&mut self, lpn: u32, version: u32) {
+        self.logical[lpn as usize][1] = version;
+    }
     /// Records that `ppn` was programmed with `version` of some page (not yet mapped).
     pub fn programmed(&mut self, ppn: u32, version: u32) {
         self.physical[ppn as usize][1] = version;

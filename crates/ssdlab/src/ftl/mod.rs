@@ -37,6 +37,14 @@ pub struct Ftl {
     gc_keys: Vec<u16>,
     striping: Striping,
     victim: Box<dyn VictimPolicy>,
+    /// Per logical page: dirty in the host buffer (a zombie). Empty without a host buffer.
+    zombie: Vec<u64>,
+    /// Zombies count against a block as GC victim (greedy-delay, ZGC).
+    delay_zombies: bool,
+    /// The shadow stream programs in fast mode (HGC, SGC).
+    shadow_fast: bool,
+    /// Free blocks per plane only GC may take: one per GC stream.
+    gc_reserve: u32,
 }
 
 /// Logical capacity in pages: physical × (1 − over-provisioning), rounded down.
@@ -101,6 +109,14 @@ impl Ftl {
             gc_threshold: gc_threshold_blocks(cfg.ftl.gc_threshold, geo.blocks_per_plane),
             striping: Striping::new(cfg.ftl.stripe_order),
             victim: gc::policy(cfg.ftl.gc_victim, gc_rng),
+            zombie: if cfg.buffer.host_pages > 0 {
+                vec![0; (logical_pages(cfg) as usize).div_ceil(64)]
+            } else {
+                Vec::new()
+            },
+            delay_zombies: cfg.shadow.gc.delays(),
+            shadow_fast: cfg.shadow.gc.fast(),
+            gc_reserve: 1 + u32::from(cfg.shadow.gc.separates()),
             geo,
         })
     }
@@ -118,7 +134,13 @@ impl Ftl {
         if active != NONE && self.blocks[active as usize].write_ptr < self.geo.pages_per_block {
             return true;
         }
-        let reserve = if stream.may_take_last_block() { 0 } else { 1 };
+        // Host writes leave one free block per GC stream, so a GC job can always finish: a
+        // victim's pages need at most one new block per stream and its erase gives one back.
+        let reserve = if stream.may_take_last_block() {
+            0
+        } else {
+            self.gc_reserve
+        };
         p.free_blocks() > reserve
     }
 
@@ -136,6 +158,7 @@ impl Ftl {
             p.active[stream.index()] = b;
             self.blocks[b as usize].state = BlockState::Active;
             self.blocks[b as usize].level = stream.level;
+            self.blocks[b as usize].fast = stream.shadow && self.shadow_fast;
             active = b;
         }
         let blk = &mut self.blocks[active as usize];
@@ -154,14 +177,78 @@ impl Ftl {
         self.gc_keys[block.0 as usize]
     }
 
-    /// Recomputes a block's GC key after its state or valid count changed.
-    fn rekey(&mut self, block: usize) {
+    /// The GC key a block should have: its valid count (plus its zombies under delay) if it
+    /// is a candidate, else `u16::MAX`.
+    pub fn expected_gc_key(&self, block: usize) -> u16 {
         let b = &self.blocks[block];
-        self.gc_keys[block] = if b.state == BlockState::Full && b.valid < self.geo.pages_per_block {
-            b.valid as u16
+        if b.state == BlockState::Full && b.valid < self.geo.pages_per_block {
+            let zombies = if self.delay_zombies { b.zombies } else { 0 };
+            (b.valid + zombies).min(u32::from(u16::MAX - 1)) as u16
         } else {
             u16::MAX
-        };
+        }
+    }
+
+    /// Recomputes a block's GC key after its state, valid or zombie count changed.
+    fn rekey(&mut self, block: usize) {
+        self.gc_keys[block] = self.expected_gc_key(block);
+    }
+
+    /// Whether `lpn` is dirty in the host buffer.
+    pub fn is_zombie(&self, lpn: u32) -> bool {
+        self.zombie
+            .get(lpn as usize / 64)
+            .is_some_and(|w| w >> (lpn % 64) & 1 == 1)
+    }
+
+    /// The host buffer holds `lpn` dirty (or no longer): the block holding its valid page
+    /// gains (loses) a zombie.
+    pub fn set_zombie(&mut self, lpn: u32, dirty: bool) {
+        if self.zombie.is_empty() || self.is_zombie(lpn) == dirty {
+            return;
+        }
+        self.zombie[lpn as usize / 64] ^= 1 << (lpn % 64);
+        let ppn = self.map.ppn(lpn);
+        if ppn != NONE {
+            self.count_zombie(ppn, dirty);
+        }
+    }
+
+    /// Forgets every zombie (a restart: the host buffer is gone).
+    pub fn clear_zombies(&mut self) {
+        self.zombie.fill(0);
+        for b in 0..self.blocks.len() {
+            if self.blocks[b].zombies > 0 {
+                self.blocks[b].zombies = 0;
+                self.rekey(b);
+            }
+        }
+    }
+
+    fn count_zombie(&mut self, ppn: u32, add: bool) {
+        let b = self.geo.block_of(Ppn(ppn)).0 as usize;
+        if add {
+            self.blocks[b].zombies += 1;
+        } else {
+            self.blocks[b].zombies -= 1;
+        }
+        self.rekey(b);
+    }
+
+    /// Points `lpn` at `ppn`, moving its zombie mark from the old page's block to the new one.
+    fn remap(&mut self, lpn: u32, ppn: u32) -> u32 {
+        let zombie = self.is_zombie(lpn);
+        if zombie {
+            let old = self.map.ppn(lpn);
+            if old != NONE {
+                self.count_zombie(old, false);
+            }
+        }
+        let old = self.map.remap(lpn, ppn);
+        if zombie {
+            self.count_zombie(ppn, true);
+        }
+        old
     }
 
     /// A program into `ppn` finished: the block settles to `Full` once written and idle.
@@ -200,7 +287,7 @@ impl Ftl {
     pub fn commit_write(&mut self, ppn: Ppn, lpn: u32, version: u32) -> Option<Ppn> {
         self.settle(ppn, version);
         if version > self.map.mapped_version(lpn) {
-            let old = self.map.remap(lpn, ppn.0);
+            let old = self.remap(lpn, ppn.0);
             self.invalidate(old);
             self.validate(ppn);
             return (old != NONE).then_some(Ppn(old));
@@ -212,9 +299,16 @@ impl Ftl {
     /// the current location (a host overwrite in between makes the copy stale).
     pub fn commit_move(&mut self, src: Ppn, dst: Ppn, lpn: u32) {
         let version = self.map.held(src.0);
+        self.commit_merge(src, dst, lpn, version);
+    }
+
+    /// GC relocated `lpn` from `src` to `dst` with `version` — newer than `src`'s when the data
+    /// came from the device buffer (ShadowGC's DGC). The copy becomes the mapping only if `src`
+    /// is still the current location.
+    pub fn commit_merge(&mut self, src: Ppn, dst: Ppn, lpn: u32, version: u32) {
         self.settle(dst, version);
         if self.map.ppn(lpn) == src.0 {
-            let old = self.map.remap(lpn, dst.0);
+            let old = self.remap(lpn, dst.0);
             self.invalidate(old);
             self.validate(dst);
         }
@@ -225,13 +319,19 @@ impl Ftl {
     pub fn commit_materialize(&mut self, dst: Ppn, lpn: u32) {
         self.settle(dst, 0);
         if self.map.ppn(lpn) == NONE && self.map.newest(lpn) == 0 {
-            self.map.remap(lpn, dst.0);
+            self.remap(lpn, dst.0);
             self.validate(dst);
         }
     }
 
     /// Trims `lpn`: its physical page becomes invalid. Returns that page, if any.
     pub fn trim(&mut self, lpn: u32) -> Option<Ppn> {
+        if self.is_zombie(lpn) {
+            let ppn = self.map.ppn(lpn);
+            if ppn != NONE {
+                self.count_zombie(ppn, false);
+            }
+        }
         let old = self.map.unmap(lpn);
         self.invalidate(old);
         (old != NONE).then_some(Ppn(old))
@@ -265,6 +365,23 @@ impl Ftl {
         Some(BlockId(b as u32))
     }
 
+    /// Claims `block` as its plane's GC victim out of turn (a refresh); false unless it is a
+    /// full block and its plane has no GC job.
+    pub fn claim_block(&mut self, block: BlockId) -> bool {
+        let plane = self.geo.plane_of_block(block);
+        let b = block.0 as usize;
+        if self.blocks[b].state != BlockState::Full
+            || self.blocks[b].valid == 0
+            || self.planes[plane.0 as usize].gc_running
+        {
+            return false;
+        }
+        self.blocks[b].state = BlockState::Victim;
+        self.rekey(b);
+        self.planes[plane.0 as usize].gc_running = true;
+        true
+    }
+
     /// Valid pages of a block as `(ppn, lpn)`.
     pub fn valid_pages(&self, block: BlockId) -> impl Iterator<Item = (Ppn, u32)> + '_ {
         let first = self.geo.first_page(block).0;
@@ -281,7 +398,9 @@ impl Ftl {
         let plane = self.geo.plane_of_block(block);
         let b = &mut self.blocks[block.0 as usize];
         debug_assert_eq!(b.valid, 0, "erasing a block with valid pages");
+        debug_assert_eq!(b.zombies, 0, "erasing a block with zombie pages");
         b.state = BlockState::Free;
+        b.fast = false;
         b.write_ptr = 0;
         b.erase_count += 1;
         let key = (b.erase_count, block.0);

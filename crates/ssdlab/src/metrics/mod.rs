@@ -4,8 +4,9 @@ mod summary;
 
 pub use summary::{
     summary_buffer, summary_dedup, summary_gc, summary_pe, summary_perf, summary_redundancy,
-    summary_staging, summary_voltage, summary_wear, BufferSummary, CostSummary, DedupSummary,
-    LatencySummary, PeSummary, RedundancySummary, StagingSummary, Summary, VoltageSummary,
+    summary_shadow, summary_staging, summary_voltage, summary_wear, BufferSummary, CostSummary,
+    DedupSummary, LatencySummary, PeSummary, RedundancySummary, StagingSummary, Summary,
+    VoltageSummary,
 };
 
 use crate::sched::{Cause, OpClass, OpKind};
@@ -87,6 +88,36 @@ pub struct StagingMetrics {
     pub copy_busy: u64,
     /// Copies not made because the staging die had `max_queued_copies` queued.
     pub copies_skipped: u64,
+}
+
+/// Host buffer and ShadowGC accounting (shadowgc.txt).
+#[derive(Debug, Clone, Default)]
+pub struct ShadowMetrics {
+    /// Host read pages served by the host buffer.
+    pub host_read_hits: u64,
+    /// Host write pages absorbed by a page already in the host buffer.
+    pub host_write_hits: u64,
+    /// Dirty pages the host buffer evicted: the device's writes.
+    pub host_flushes: u64,
+    /// GC relocations by the page's state: `[valid, host-shadow, device-shadow, twin-shadow]`.
+    pub relocated: [u64; 4],
+    /// Relocations whose data came from the device buffer (no flash read, no ECC).
+    pub from_buffer: u64,
+    /// Relocations into dedicated (shadow) blocks.
+    pub separated: u64,
+    /// Twin-shadow pages the device buffer evicted without a program.
+    pub twins_dropped: u64,
+    /// Dirty host-buffer pages lost in a restart (the host's loss).
+    pub host_pages_lost: u64,
+    /// Pages whose newest device version was a dropped twin-shadow whose host copy died in a
+    /// restart: the device serves the older version from flash.
+    pub twin_versions_lost: u64,
+    /// Dirty device-buffer pages flushed at a restart (power-loss protection).
+    pub restart_flushes: u64,
+    /// Refresh jobs of fast-mode blocks.
+    pub refresh_jobs: u64,
+    /// Pages relocated by refresh.
+    pub refresh_pages: u64,
 }
 
 /// Dedup-layer request accounting (deduphr.txt Fig. 11).
@@ -175,6 +206,8 @@ pub struct Metrics {
     pub staging: StagingMetrics,
     /// Dedup requests.
     pub dedup: DedupMetrics,
+    /// Host buffer and ShadowGC.
+    pub shadow: ShadowMetrics,
     /// Rails / TTFlash.
     pub redundancy: RedundancyMetrics,
     /// Time with no host request outstanding, between the first arrival and the last completion, ns.
@@ -218,6 +251,7 @@ impl Default for Metrics {
             levels: LevelMetrics::default(),
             staging: StagingMetrics::default(),
             dedup: DedupMetrics::default(),
+            shadow: ShadowMetrics::default(),
             redundancy: RedundancyMetrics::default(),
             idle_ns: 0,
             host_stalls: 0,

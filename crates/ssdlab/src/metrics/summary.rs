@@ -191,6 +191,9 @@ pub struct Summary {
     /// The dedup layer (left out when dedup is off).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dedup: Option<DedupSummary>,
+    /// Host buffer and ShadowGC (left out without a host buffer or GC variant).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shadow: Option<ShadowSummary>,
     /// Rails / TTFlash (zeros without them).
     pub redundancy: RedundancySummary,
     /// Extra physical space of the scheme and the cost-latency product.
@@ -520,6 +523,88 @@ pub fn summary_staging(
 
 fn is_zero(v: &u64) -> bool {
     *v == 0
+}
+
+/// Host buffer and ShadowGC statistics (shadowgc.txt Figs. 6–8).
+#[derive(Debug, Clone, Serialize)]
+pub struct ShadowSummary {
+    /// GC variant.
+    pub gc: String,
+    /// Write amplification from buffer flushes: host-data programs / host page writes.
+    pub wa_flush: f64,
+    /// Write amplification from GC: relocation programs (GC and refresh) / host page writes.
+    pub wa_gc: f64,
+    /// Host read pages served by the host buffer.
+    pub host_read_hits: u64,
+    /// Host write pages absorbed by the host buffer.
+    pub host_write_hits: u64,
+    /// Dirty pages the host buffer evicted (device writes).
+    pub host_flushes: u64,
+    /// GC relocations by state (`valid`, `host_shadow`, `device_shadow`, `twin_shadow`).
+    pub relocated: BTreeMap<&'static str, u64>,
+    /// The same as % of relocations (Fig. 8).
+    pub relocated_pct: BTreeMap<&'static str, f64>,
+    /// Relocations taken from the device buffer.
+    pub from_buffer: u64,
+    /// Relocations into dedicated blocks.
+    pub separated: u64,
+    /// Twin-shadows the device buffer dropped.
+    pub twins_dropped: u64,
+    /// Refresh jobs of fast-mode blocks.
+    pub refresh_jobs: u64,
+    /// Pages relocated by refresh.
+    pub refresh_pages: u64,
+    /// Refresh programs as % of all flash programs.
+    pub refresh_pct: f64,
+    /// Dirty host-buffer pages lost in a restart.
+    pub host_pages_lost: u64,
+    /// Dropped twin versions lost with the host copy at a restart.
+    pub twin_versions_lost: u64,
+    /// Dirty device-buffer pages flushed at a restart.
+    pub restart_flushes: u64,
+}
+
+/// ShadowGC part of the summary.
+pub fn summary_shadow(
+    gc: &str,
+    m: &super::ShadowMetrics,
+    host_page_writes: u64,
+    user_programs: u64,
+    gc_programs: u64,
+    programs: u64,
+) -> ShadowSummary {
+    const STATES: [&str; 4] = ["valid", "host_shadow", "device_shadow", "twin_shadow"];
+    let total: u64 = m.relocated.iter().sum();
+    let per = |x: u64| {
+        if host_page_writes == 0 {
+            0.0
+        } else {
+            round6(x as f64 / host_page_writes as f64)
+        }
+    };
+    ShadowSummary {
+        gc: gc.to_string(),
+        wa_flush: per(user_programs),
+        wa_gc: per(gc_programs),
+        host_read_hits: m.host_read_hits,
+        host_write_hits: m.host_write_hits,
+        host_flushes: m.host_flushes,
+        relocated: STATES.iter().copied().zip(m.relocated).collect(),
+        relocated_pct: STATES
+            .iter()
+            .zip(m.relocated)
+            .map(|(&k, v)| (k, ratio_pct(v, total)))
+            .collect(),
+        from_buffer: m.from_buffer,
+        separated: m.separated,
+        twins_dropped: m.twins_dropped,
+        refresh_jobs: m.refresh_jobs,
+        refresh_pages: m.refresh_pages,
+        refresh_pct: ratio_pct(m.refresh_pages, programs),
+        host_pages_lost: m.host_pages_lost,
+        twin_versions_lost: m.twin_versions_lost,
+        restart_flushes: m.restart_flushes,
+    }
 }
 
 /// Dedup statistics (deduphr.txt Table 2, Fig. 11).

@@ -178,6 +178,7 @@ mod tests {
         Timing {
             read_ns: 10_000,
             program_ns: 140_000,
+            fast_program_ns: 140_000,
             erase_ns: 1_508_000,
             transfer_ns: 20_000,
             command_ns: 0,

@@ -81,6 +81,9 @@ impl Simulation<'_> {
         self.metrics.buffer.evictions[usize::from(e.dirty)] += 1;
         self.metrics.buffer.classes[class as usize] += 1;
         let level = self.level_for(Some(class));
+        if e.dirty && self.drop_twin(e.lpn, req) {
+            return None;
+        }
         if e.dirty {
             let version = self.ftl.map.newest(e.lpn);
             return Some(self.flash_write(req, e.lpn, version, level));

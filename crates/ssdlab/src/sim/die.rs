@@ -35,6 +35,7 @@ impl Simulation<'_> {
     pub(super) fn stream_of(op: &Op) -> Stream {
         match op.cause {
             Cause::User | Cause::Migration | Cause::Redundancy => Stream::user(op.level),
+            Cause::Gc if op.shadow => Stream::shadow(op.level),
             Cause::Gc => Stream::gc(op.level),
         }
     }
@@ -258,6 +259,7 @@ impl Simulation<'_> {
                     .alloc(PlaneId(plane), stream, now)
                     .expect("dispatch checked that the stream can allocate");
                 self.ops[id as usize].ppn = ppn.0;
+                self.schedule_refresh(ppn.0);
             }
             self.metrics.flash_op(cause, kind);
             id = next;

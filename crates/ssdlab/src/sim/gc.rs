@@ -1,36 +1,68 @@
 //! Garbage collection as timed internal work: victim page reads, relocation programs, erase.
 
 use super::{GcJob, Op, SimError, Simulation};
-use crate::flash::{BlockId, PlaneId};
+use crate::flash::{BlockId, PlaneId, Ppn};
 use crate::sched::{Cause, OpKind, QueueKind};
 use crate::verify;
 
 impl Simulation<'_> {
     /// Starts GC on `plane` if it is at its free-block threshold and not already collecting.
     pub(super) fn start_gc(&mut self, plane: u32) {
-        if !self.ftl.needs_gc(PlaneId(plane)) {
-            return;
-        }
-        let Some(victim) = self.ftl.claim_victim(PlaneId(plane), self.now) else {
-            return;
+        let refresh = if self.refresh_pending[plane as usize].is_empty() {
+            None
+        } else {
+            self.claim_refresh(plane)
         };
-        self.metrics.gc_count += 1;
+        let victim = match refresh {
+            Some(b) => b,
+            None => {
+                if !self.ftl.needs_gc(PlaneId(plane)) {
+                    return;
+                }
+                let Some(v) = self.ftl.claim_victim(PlaneId(plane), self.now) else {
+                    return;
+                };
+                self.metrics.gc_count += 1;
+                v
+            }
+        };
         self.gc_jobs[plane as usize] = GcJob {
             block: victim.0,
             pending_moves: 0,
             started: self.now,
+            refresh: refresh.is_some(),
         };
         let moves: Vec<_> = self.ftl.valid_pages(victim).collect();
         let die = self.geo.die_of_plane(PlaneId(plane)).0 as usize;
         let copyback = self.cfg.flash.copyback;
         let level = self.ftl.blocks[victim.0 as usize].level;
+        if refresh.is_some() {
+            self.metrics.shadow.refresh_jobs += 1;
+            self.metrics.shadow.refresh_pages += moves.len() as u64;
+        }
         for (ppn, lpn) in moves {
-            let mut op = self.blank_op(OpKind::Read, Cause::Gc, plane);
-            op.ppn = ppn.0;
-            op.lpn = lpn;
-            op.transfer = !copyback;
-            op.level = level;
-            let id = self.new_op(op);
+            let (from_buffer, separate) = self.gc_relocation(lpn, refresh.is_some());
+            let id = if from_buffer {
+                // The data comes from the device buffer (merged with its write-back): a
+                // program only, of the buffer's newer version. Reads meanwhile are served
+                // from the controller.
+                let mut op = self.blank_op(OpKind::Program, Cause::Gc, plane);
+                op.src = ppn.0;
+                op.lpn = lpn;
+                op.version = self.ftl.map.newest(lpn);
+                op.level = level;
+                op.shadow = separate;
+                *self.pending_writes.entry(lpn).or_insert(0) += 1;
+                self.new_op(op)
+            } else {
+                let mut op = self.blank_op(OpKind::Read, Cause::Gc, plane);
+                op.ppn = ppn.0;
+                op.lpn = lpn;
+                op.transfer = !copyback;
+                op.level = level;
+                op.shadow = separate;
+                self.new_op(op)
+            };
             self.enqueue(die, QueueKind::Internal, id);
             self.gc_jobs[plane as usize].pending_moves += 1;
         }
@@ -47,9 +79,29 @@ impl Simulation<'_> {
         op.lpn = read.lpn;
         op.transfer = read.transfer;
         op.level = read.level;
-        let die = op.die as usize;
+        op.shadow = read.shadow;
         let id = self.new_op(op);
-        self.enqueue(die, QueueKind::Internal, id);
+        // A page that left the chip is ECC-decoded first (copy-back keeps it on the chip).
+        self.queue_relocation(id, read.transfer);
+    }
+
+    /// A GC relocation program finished: the copy becomes the mapping if the page did not
+    /// change meanwhile. A program of data from the device buffer carries its version.
+    pub(super) fn gc_program_done(&mut self, op: &Op) {
+        if op.version > 0 {
+            self.ftl
+                .commit_merge(Ppn(op.src), Ppn(op.ppn), op.lpn, op.version);
+            if let Some(n) = self.pending_writes.get_mut(&op.lpn) {
+                *n -= 1;
+                if *n == 0 {
+                    self.pending_writes.remove(&op.lpn);
+                }
+            }
+        } else {
+            self.ftl.commit_move(Ppn(op.src), Ppn(op.ppn), op.lpn);
+        }
+        self.metrics.gc_pages_moved += 1;
+        self.gc_move_done(op.plane);
     }
 
     /// One relocation of the plane's GC job is finished (or was found unnecessary).
@@ -78,7 +130,9 @@ impl Simulation<'_> {
         let level = self.ftl.blocks[job.block as usize].level;
         self.metrics.levels.erases[level as usize] += 1;
         self.ftl.erase(BlockId(job.block));
-        self.metrics.gc_time_ns += self.now.since(job.started);
+        if !job.refresh {
+            self.metrics.gc_time_ns += self.now.since(job.started);
+        }
         self.start_gc(plane);
         Ok(())
     }

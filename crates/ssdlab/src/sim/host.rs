@@ -192,6 +192,7 @@ impl Simulation<'_> {
             preallocated: false,
             pending: 0,
             migrate: false,
+            shadow: false,
             queued_at: SimTime::ZERO,
         }
     }
@@ -199,6 +200,13 @@ impl Simulation<'_> {
     /// Queues a read page; returns its die, or `None` if it was served without flash.
     fn read_page(&mut self, req: u32, lpn: u32) -> Result<Option<usize>, SimError> {
         self.metrics.read_pages += 1;
+        let (hit, flushed) = self.host_read(req, lpn);
+        if hit {
+            return Ok(None);
+        }
+        if let Some(d) = flushed {
+            self.try_dispatch(d);
+        }
         let lpn = self.dedup_read(lpn)?;
         if self.buffer_read_hit(req, lpn) {
             return Ok(None);
@@ -296,6 +304,9 @@ impl Simulation<'_> {
         print: Option<u64>,
     ) -> Result<Option<usize>, SimError> {
         self.metrics.write_pages += 1;
+        if self.host_buffer.is_some() {
+            return Ok(self.host_write(req, lpn));
+        }
         let Some(lpn) = self.dedup_write(req, lpn, print)? else {
             return Ok(None);
         };

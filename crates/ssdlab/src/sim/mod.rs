@@ -11,6 +11,7 @@ mod host;
 mod hotr;
 mod phases;
 mod redundancy;
+mod shadow;
 mod suspend;
 
 use crate::config::{Config, HostMode};
@@ -87,6 +88,10 @@ enum Event {
     Fingerprinted { req: u32, cid: u32 },
     /// Simulated power loss.
     PowerLoss,
+    /// A fast-mode block's refresh falls due (if its erase count is still `epoch`).
+    RefreshDue { block: u32, epoch: u32 },
+    /// A GC read's page has been ECC-decoded: its relocation program can be queued.
+    EccDone { op: u32 },
 }
 
 /// A flash operation, queued on or running on a die.
@@ -125,6 +130,8 @@ struct Op {
     pending: u32,
     /// HotR: copy this read page to staging once it is read.
     migrate: bool,
+    /// GC: relocate into the plane's dedicated (shadow) blocks.
+    shadow: bool,
 }
 
 /// A host request in flight.
@@ -141,6 +148,8 @@ struct GcJob {
     block: u32,
     pending_moves: u32,
     started: SimTime,
+    /// A refresh of a fast-mode block (relocations reprogram normally).
+    refresh: bool,
 }
 
 /// The host side of the replay.
@@ -186,6 +195,12 @@ pub struct Simulation<'w> {
     ipc_rng: rand_chacha::ChaCha8Rng,
     /// The device DRAM buffer, if configured.
     buffer: Option<crate::buffer::LruBuffer>,
+    /// The host-side page cache, if configured.
+    host_buffer: Option<crate::buffer::LruBuffer>,
+    /// Pages whose device-buffer copy was dropped as a twin-shadow (the host holds newer data).
+    twin_dropped: rustc_hash::FxHashSet<u32>,
+    /// Per plane: fast blocks whose refresh is due, waiting for the plane's GC to be free.
+    refresh_pending: Vec<Vec<u32>>,
     /// Level of data written before the trace (preconditioning, never-written pages).
     fill_level: crate::flash::Level,
     /// HotR, when a staging space is configured.
@@ -245,7 +260,8 @@ impl<'w> Simulation<'w> {
             ftl.open_streams(&streams)?;
         }
         let sim = Simulation {
-            timing: Timing::new(&cfg.flash, &cfg.voltage),
+            timing: Timing::new(&cfg.flash, &cfg.voltage)
+                .with_fast_program(cfg.shadow.fast_program_us),
             now: SimTime::ZERO,
             events: EventQueue::default(),
             events_handled: 0,
@@ -262,6 +278,10 @@ impl<'w> Simulation<'w> {
             ipc_rng: rngs.stream("ipc-redo"),
             buffer: (cfg.buffer.device_pages > 0)
                 .then(|| crate::buffer::LruBuffer::new(cfg.buffer.device_pages)),
+            host_buffer: (cfg.buffer.host_pages > 0)
+                .then(|| crate::buffer::LruBuffer::new(cfg.buffer.host_pages)),
+            twin_dropped: Default::default(),
+            refresh_pending: vec![Vec::new(); geo.planes() as usize],
             fill_level,
             redundancy: redundancy::Redundancy::new(cfg, &geo, &mut ftl),
             hotr: (cfg.staging.design != crate::config::StagingDesign::None)
@@ -327,6 +347,8 @@ impl<'w> Simulation<'w> {
                 Event::RailsSwitch => self.on_rails_switch(),
                 Event::Fingerprinted { req, cid } => self.on_fingerprinted(req, cid),
                 Event::PowerLoss => self.on_power_loss(),
+                Event::RefreshDue { block, epoch } => self.on_refresh_due(block, epoch),
+                Event::EccDone { op } => self.on_ecc_done(op),
                 Event::SuspendPoint { die, generation } => {
                     if self.dies[die as usize].generation == generation {
                         self.on_suspend_point(die as usize);
@@ -346,9 +368,12 @@ impl<'w> Simulation<'w> {
             });
         }
         if self.opts.verify {
-            let (pending, buffer) = (&self.pending_writes, &self.buffer);
+            let (pending, buffer, dropped) =
+                (&self.pending_writes, &self.buffer, &self.twin_dropped);
             let newer = |lpn: u32| {
-                pending.contains_key(&lpn) || buffer.as_ref().is_some_and(|b| b.is_dirty(lpn))
+                pending.contains_key(&lpn)
+                    || buffer.as_ref().is_some_and(|b| b.is_dirty(lpn))
+                    || dropped.contains(&lpn)
             };
             verify::check_ftl(&self.ftl, &newer)?;
             if let Some(d) = &self.dedup {
@@ -398,6 +423,18 @@ impl<'w> Simulation<'w> {
         let m = &self.metrics;
         let (all, read, write, read_wait_us, flash) = Summary::measured(m);
         let all_mean = all.mean_us;
+        let shadow = (self.host_buffer.is_some()
+            || self.cfg.shadow.gc != crate::config::ShadowGc::Ggc)
+            .then(|| {
+                crate::metrics::summary_shadow(
+                    &format!("{:?}", self.cfg.shadow.gc).to_lowercase(),
+                    &m.shadow,
+                    m.write_pages,
+                    flash.by_cause.get("user").map_or(0, |c| c[1]),
+                    flash.by_cause.get("gc").map_or(0, |c| c[1]),
+                    flash.programs,
+                )
+            });
         let erases: Vec<u32> = self.ftl.blocks.iter().map(|b| b.erase_count).collect();
         let host_pages = [
             ("read", m.read_pages),
@@ -452,6 +489,7 @@ impl<'w> Simulation<'w> {
                     d.contents_by_refcount(),
                 )
             }),
+            shadow,
             redundancy: crate::metrics::summary_redundancy(&m.redundancy, m.read_pages),
             cost: {
                 let factor = self.space_factor();

@@ -202,10 +202,8 @@ impl Simulation<'_> {
             }
             (OpKind::Read, Cause::Gc) => self.gc_read_done(op),
             (OpKind::Program, Cause::Gc) => {
-                self.ftl.commit_move(Ppn(op.src), Ppn(op.ppn), op.lpn);
                 self.metrics.levels.programs[op.level as usize] += 1;
-                self.metrics.gc_pages_moved += 1;
-                self.gc_move_done(op.plane);
+                self.gc_program_done(op);
             }
             (OpKind::Erase, Cause::Migration) => self.hotr_erase_done(op.src),
             (OpKind::Erase, _) => self.gc_erase_done(op.plane)?,

@@ -30,6 +30,20 @@ pub(super) struct PeState {
 }
 
 impl Simulation<'_> {
+    /// Array time of a program gang: fast mode only if every page goes to a fast block.
+    fn program_ns(&self, leader: u32) -> u64 {
+        let fast = self.gang(leader).all(|m| {
+            let ppn = self.ops[m as usize].ppn;
+            ppn != NONE
+                && self.ftl.blocks[self.geo.block_of(crate::flash::Ppn(ppn)).0 as usize].fast
+        });
+        if fast {
+            self.timing.fast_program_ns
+        } else {
+            self.timing.program_ns
+        }
+    }
+
     fn suspension_on(&self) -> bool {
         self.cfg.suspend.policy != SuspendPolicy::Off
     }
@@ -42,7 +56,7 @@ impl Simulation<'_> {
         let kind = self.ops[leader as usize].kind;
         if !self.suspension_on() {
             let array = if kind == OpKind::Program {
-                t.program_ns
+                self.program_ns(leader)
             } else {
                 t.erase_ns
             };
@@ -184,7 +198,7 @@ impl Simulation<'_> {
         let t = self.timing;
         let (array, transfer) = match op.kind {
             OpKind::Program => (
-                t.program_ns,
+                self.program_ns(leader),
                 if op.transfer {
                     u64::from(op.pages) * t.transfer_ns
                 } else {
