@@ -299,13 +299,6 @@ impl Ftl {
     /// the current location (a host overwrite in between makes the copy stale).
     pub fn commit_move(&mut self, src: Ppn, dst: Ppn, lpn: u32) {
         let version = self.map.held(src.0);
-        self.commit_merge(src, dst, lpn, version);
-    }
-
-    /// GC relocated `lpn` from `src` to `dst` with `version` — newer than `src`'s when the data
-    /// came from the device buffer (ShadowGC's DGC). The copy becomes the mapping only if `src`
-    /// is still the current location.
-    pub fn commit_merge(&mut self, src: Ppn, dst: Ppn, lpn: u32, version: u32) {
         self.settle(dst, version);
         if self.map.ppn(lpn) == src.0 {
             let old = self.remap(lpn, dst.0);
@@ -441,6 +434,93 @@ mod tests {
         }
         assert_eq!(written, (f.geo.blocks_per_plane - 1) * ppb);
         assert!(f.can_alloc(plane, Stream::GC));
+    }
+
+    /// Block A: 2 valid pages, both zombies; block B: 3 valid pages. Greedy takes A; with
+    /// delay A counts 4 and B is taken.
+    fn victim_with(gc: &str) -> (BlockId, BlockId, BlockId) {
+        let cfg = crate::config::ConfigBuilder::preset("tiny")
+            .unwrap()
+            .set("geometry.pages_per_block=4")
+            .unwrap()
+            .set("geometry.blocks_per_plane=64")
+            .unwrap()
+            .set("buffer.host_pages=8")
+            .unwrap()
+            .set(&format!("shadow.gc={gc}"))
+            .unwrap()
+            .build()
+            .unwrap();
+        let mut f = Ftl::new(&cfg, ChaCha8Rng::seed_from_u64(0)).unwrap();
+        let plane = PlaneId(0);
+        let write = |f: &mut Ftl, lpn: u32, v: u32| {
+            let p = f.alloc(plane, Stream::USER, SimTime(0)).unwrap();
+            f.commit_write(p, lpn, v);
+            p
+        };
+        let first = write(&mut f, 0, 1);
+        let a = f.geo.block_of(first);
+        for lpn in 1..4 {
+            write(&mut f, lpn, 1);
+        }
+        let fifth = write(&mut f, 4, 1);
+        let b = f.geo.block_of(fifth);
+        for lpn in 5..8 {
+            write(&mut f, lpn, 1);
+        }
+        for lpn in [0, 1, 4] {
+            write(&mut f, lpn, 2);
+        }
+        f.set_zombie(2, true);
+        f.set_zombie(3, true);
+        assert_eq!(f.blocks[a.0 as usize].zombies, 2);
+        let victim = f.claim_victim(plane, SimTime(0)).unwrap();
+        (a, b, victim)
+    }
+
+    #[test]
+    fn delay_counts_zombies_against_a_victim() {
+        let (a, _, v) = victim_with("ggc");
+        assert_eq!(v, a, "greedy: fewest valid pages");
+        let (a, _, v) = victim_with("greedy-separation");
+        assert_eq!(v, a, "separation keeps greedy victims");
+        let (_, b, v) = victim_with("greedy-delay");
+        assert_eq!(v, b, "delay: A's two zombies count against it");
+        let (_, b, v) = victim_with("zgc");
+        assert_eq!(v, b);
+    }
+
+    #[test]
+    fn zombie_counts_follow_the_page() {
+        let cfg = crate::config::ConfigBuilder::preset("tiny")
+            .unwrap()
+            .set("buffer.host_pages=8")
+            .unwrap()
+            .build()
+            .unwrap();
+        let mut f = Ftl::new(&cfg, ChaCha8Rng::seed_from_u64(0)).unwrap();
+        let plane = PlaneId(0);
+        let block = |f: &Ftl, lpn: u32| f.geo.block_of(Ppn(f.map.ppn(lpn))).0 as usize;
+        let p = f.alloc(plane, Stream::USER, SimTime(0)).unwrap();
+        f.commit_write(p, 9, 1);
+        f.set_zombie(9, true);
+        f.set_zombie(9, true);
+        let first = block(&f, 9);
+        assert_eq!(f.blocks[first].zombies, 1, "setting twice counts once");
+        // A GC move carries the mark to the new block.
+        let d = f.alloc(plane, Stream::GC, SimTime(0)).unwrap();
+        f.commit_move(p, d, 9);
+        let moved = block(&f, 9);
+        assert_ne!(first, moved);
+        assert_eq!((f.blocks[first].zombies, f.blocks[moved].zombies), (0, 1));
+        // The host writes it back: no longer a zombie.
+        f.set_zombie(9, false);
+        assert_eq!(f.blocks[moved].zombies, 0);
+        // A zombie page that is trimmed leaves no count behind.
+        f.set_zombie(9, true);
+        f.trim(9);
+        assert_eq!(f.blocks[moved].zombies, 0);
+        assert!(f.is_zombie(9), "the host still holds it dirty");
     }
 
     #[test]

@@ -86,11 +86,14 @@ impl Simulation<'_> {
     }
 
     /// A GC relocation program finished: the copy becomes the mapping if the page did not
-    /// change meanwhile. A program of data from the device buffer carries its version.
+    /// change meanwhile. A program of data from the device buffer carries its version and is
+    /// committed like a host write.
     pub(super) fn gc_program_done(&mut self, op: &Op) {
         if op.version > 0 {
-            self.ftl
-                .commit_merge(Ppn(op.src), Ppn(op.ppn), op.lpn, op.version);
+            // The buffer's data is a host version, not a copy of the victim's page: like a
+            // host write it wins unless a newer version is already mapped (a write-back of an
+            // older version may have landed since the victim was chosen).
+            self.ftl.commit_write(Ppn(op.ppn), op.lpn, op.version);
             if let Some(n) = self.pending_writes.get_mut(&op.lpn) {
                 *n -= 1;
                 if *n == 0 {

@@ -233,3 +233,150 @@ impl Simulation<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigBuilder;
+    use crate::flash::PlaneId;
+    use crate::ftl::blocks::Stream;
+    use crate::sim::RunOptions;
+    use crate::time::SimTime;
+    use crate::workload::Requests;
+
+    fn config(gc: &str) -> crate::config::Config {
+        let mut b = ConfigBuilder::preset("tiny").unwrap();
+        for s in [
+            "buffer.host_pages=2",
+            "buffer.device_pages=2",
+            "flash.program_us=600",
+            "precondition.fill=0.5",
+            &format!("shadow.gc={gc}"),
+            "shadow.fast_retention_h=1",
+            "shadow.power_off_h=0.5",
+        ] {
+            b = b.set(s).unwrap();
+        }
+        b.build().unwrap()
+    }
+
+    fn state(sim: &Simulation<'_>, lpn: u32) -> usize {
+        state_index(
+            sim.ftl.is_zombie(lpn),
+            sim.buffer.as_ref().unwrap().is_dirty(lpn),
+        )
+    }
+
+    const VALID: usize = 0;
+    const HOST: usize = 1;
+    const DEVICE: usize = 2;
+    const TWIN: usize = 3;
+
+    /// A request slot for calls that complete a page.
+    fn req(sim: &mut Simulation<'_>) -> u32 {
+        sim.reqs.push(super::super::ReqState {
+            arrival: SimTime::ZERO,
+            pages_left: 100,
+            read: false,
+        });
+        (sim.reqs.len() - 1) as u32
+    }
+
+    #[test]
+    fn every_transition_of_fig_5() {
+        let cfg = config("sgc");
+        let mut none = std::iter::empty();
+        let w: &mut Requests = &mut none;
+        let mut sim = Simulation::new(&cfg, RunOptions::default(), w).unwrap();
+        let r = req(&mut sim);
+        let a = (0..8).find(|&l| sim.ftl.map.ppn(l) != NONE).unwrap();
+        let (b, c, d) = (a + 1, a + 2, a + 3);
+        let block = sim.geo.block_of(Ppn(sim.ftl.map.ppn(a))).0 as usize;
+        let zombies = sim.ftl.blocks[block].zombies;
+        assert_eq!(state(&sim, a), VALID, "preconditioned: a valid flash page");
+        // Valid → host-shadow: the host writes the page into its buffer (LRU of 2).
+        sim.host_write(r, a);
+        assert_eq!(state(&sim, a), HOST);
+        assert_eq!(sim.ftl.blocks[block].zombies, zombies + 1);
+        // Host-shadow → device-shadow: the host buffer writes it back to the device buffer.
+        sim.host_write(r, b);
+        sim.host_write(r, c);
+        assert_eq!(state(&sim, a), DEVICE);
+        assert!(!sim.ftl.is_zombie(a));
+        // Device-shadow → twin-shadow: the host writes it again (b goes to the device).
+        sim.host_write(r, a);
+        assert_eq!(state(&sim, a), TWIN);
+        // A twin evicted from the device buffer is dropped, not flushed: c enters the device
+        // buffer and pushes a out; no program is queued for a.
+        sim.host_write(r, d);
+        assert_eq!(sim.metrics.shadow.twins_dropped, 1);
+        assert!(sim.twin_dropped.contains(&a));
+        assert!(!sim.pending_writes.contains_key(&a));
+        assert_eq!(state(&sim, a), HOST);
+        // A restart: every state returns to valid; the device buffer (b, c) is flushed; a's
+        // dropped version died with the host copy.
+        sim.shadow_restart();
+        for lpn in [a, b, c, d] {
+            assert_eq!(state(&sim, lpn), VALID, "lpn {lpn}");
+        }
+        assert!(sim.host_buffer.as_ref().unwrap().is_empty());
+        assert!(sim.ftl.blocks.iter().all(|b| b.zombies == 0));
+        let m = &sim.metrics.shadow;
+        assert_eq!(
+            (m.host_pages_lost, m.twin_versions_lost, m.restart_flushes),
+            (2, 1, 2)
+        );
+        assert_eq!(sim.ftl.map.newest(a), sim.ftl.map.mapped_version(a));
+    }
+
+    #[test]
+    fn dgc_flushes_what_sgc_drops() {
+        let cfg = config("dgc");
+        let mut none = std::iter::empty();
+        let w: &mut Requests = &mut none;
+        let mut sim = Simulation::new(&cfg, RunOptions::default(), w).unwrap();
+        let r = req(&mut sim);
+        // Make page 0 a twin, then push it out of the device buffer.
+        sim.host_write(r, 0);
+        sim.host_write(r, 1);
+        sim.host_write(r, 2); // 0 → device buffer
+        sim.host_write(r, 0); // 1 → device buffer; 0 is a twin
+        sim.host_write(r, 3); // 2 → device buffer: evicts 0 from it
+        assert_eq!(sim.metrics.shadow.twins_dropped, 0);
+        assert!(sim.pending_writes.contains_key(&0), "DGC flushes the twin");
+    }
+
+    #[test]
+    fn fast_blocks_program_fast_and_fall_due_for_refresh_after_t_minus_d() {
+        let cfg = config("hgc");
+        let mut none = std::iter::empty();
+        let w: &mut Requests = &mut none;
+        let mut sim = Simulation::new(&cfg, RunOptions::default(), w).unwrap();
+        let ppn = sim
+            .ftl
+            .alloc(PlaneId(0), Stream::shadow(Level::Normal), SimTime::ZERO)
+            .unwrap();
+        let block = sim.geo.block_of(ppn).0;
+        assert!(sim.ftl.blocks[block as usize].fast);
+        let mut op = sim.blank_op(crate::sched::OpKind::Program, crate::sched::Cause::Gc, 0);
+        op.ppn = ppn.0;
+        op.shadow = true;
+        let id = sim.new_op(op);
+        assert_eq!(sim.program_ns(id), 300_000);
+        sim.schedule_refresh(ppn.0);
+        let (at, ev) = sim.events.pop().unwrap();
+        assert_eq!(at.ns(), 1_800_000_000_000, "T − D = 0.5 h");
+        assert!(matches!(ev, Event::RefreshDue { block: b, epoch: 0 } if b == block));
+        // A normal GC block programs at the normal time and is never refreshed.
+        let normal = sim
+            .ftl
+            .alloc(PlaneId(0), Stream::GC, SimTime::ZERO)
+            .unwrap();
+        let mut op = sim.blank_op(crate::sched::OpKind::Program, crate::sched::Cause::Gc, 0);
+        op.ppn = normal.0;
+        let id = sim.new_op(op);
+        assert_eq!(sim.program_ns(id), 600_000);
+        sim.schedule_refresh(normal.0);
+        assert!(sim.events.pop().is_none());
+    }
+}

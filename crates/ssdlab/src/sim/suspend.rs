@@ -31,7 +31,7 @@ pub(super) struct PeState {
 
 impl Simulation<'_> {
     /// Array time of a program gang: fast mode only if every page goes to a fast block.
-    fn program_ns(&self, leader: u32) -> u64 {
+    pub(super) fn program_ns(&self, leader: u32) -> u64 {
         let fast = self.gang(leader).all(|m| {
             let ppn = self.ops[m as usize].ppn;
             ppn != NONE

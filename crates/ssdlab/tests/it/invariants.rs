@@ -158,6 +158,64 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Host and device buffers under every ShadowGC variant, ECC delay, short refresh periods
+    /// and a restart: the verified run holds every invariant (zombie counts per block included).
+    #[test]
+    fn shadow_runs_hold_invariants(
+        seed in 0u64..1000,
+        planes in 1u32..3,
+        blocks in 24u32..48,
+        ppb in prop::sample::select(vec![4u32, 8, 16]),
+        write_ratio in 0.3f64..0.95,
+        fill in 0.0f64..0.95,
+        gc in prop::sample::select(vec!["ggc", "greedy-delay", "greedy-separation", "zgc", "hgc", "dgc", "sgc"]),
+        host in prop::sample::select(vec![1u32, 8, 64]),
+        device in prop::sample::select(vec![1u32, 8, 64]),
+        ecc in prop::sample::select(vec![0.0f64, 20.0]),
+        retention_h in prop::sample::select(vec![0.0002f64, 168.0]),
+        policy in prop::sample::select(vec!["fifo", "rps"]),
+        power_loss in prop::option::of(0u64..200_000_000),
+    ) {
+        let cfg = ConfigBuilder::preset("tiny").unwrap()
+            .set(&format!("geometry.planes_per_die={planes}")).unwrap()
+            .set(&format!("geometry.blocks_per_plane={blocks}")).unwrap()
+            .set(&format!("geometry.pages_per_block={ppb}")).unwrap()
+            .set("ftl.over_provisioning=0.4").unwrap()
+            .set("ftl.gc_threshold=0.1").unwrap()
+            .set(&format!("sched.policy={policy}")).unwrap()
+            .set(&format!("shadow.gc={gc}")).unwrap()
+            .set(&format!("shadow.ecc_decode_us={ecc}")).unwrap()
+            .set(&format!("shadow.fast_retention_h={retention_h}")).unwrap()
+            .set("shadow.power_off_h=0.0001").unwrap()
+            .set(&format!("buffer.host_pages={host}")).unwrap()
+            .set(&format!("buffer.device_pages={device}")).unwrap()
+            .set(&format!("precondition.fill={fill}")).unwrap()
+            .set("precondition.pattern=random").unwrap()
+            .build().unwrap();
+        let logical_kib = f64::from(planes * blocks * ppb) * 4.0 * 0.6;
+        let spec = SynthSpec {
+            requests: 1500,
+            write_ratio,
+            size_kib: vec![4, 8, 16],
+            arrivals: ssdlab::workload::synth::Arrivals::Exponential(120.0),
+            footprint_gib: logical_kib / 1024.0 / 1024.0,
+            zipf: 0.7,
+            seq: 0.2,
+            seed,
+            ..SynthSpec::default()
+        };
+        let mut gen = spec.generate().unwrap();
+        let opts = RunOptions { seed, verify: true, power_loss_at_ns: power_loss };
+        let s = Simulation::new(&cfg, opts, &mut gen).unwrap().run()
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(s.requests, 1500);
+        prop_assert_eq!(s.flash.programs, s.flash.by_cause["user"][1] + s.flash.by_cause["gc"][1]);
+    }
+}
+
 #[test]
 fn read_wait_attribution_adds_up_to_read_page_latency() {
     // Single-page reads on one die: a request's latency is its page's latency, so the mean of
@@ -314,4 +372,30 @@ fn r6_staging_copies_are_programmed_before_their_block_is_reclaimed() {
         st.erases > 0 && st.migrations > 0 && st.redirected + st.copy_busy > 0,
         "{st:?}"
     );
+}
+
+/// Regression (property test, issue 8): DGC took version 10 of a page from the device buffer
+/// while the write-back of version 9 was being programmed; version 9 landed first, the
+/// relocation then found its source remapped and was discarded, and version 10 was lost.
+/// A relocation of buffer data now commits like a host write.
+#[test]
+fn r8_a_merged_relocation_wins_over_an_older_write_back() {
+    let sets = [
+        "geometry.planes_per_die=2",
+        "geometry.blocks_per_plane=47",
+        "geometry.pages_per_block=4",
+        "ftl.over_provisioning=0.4",
+        "ftl.gc_threshold=0.1",
+        "shadow.gc=dgc",
+        "shadow.fast_retention_h=0.0002",
+        "shadow.power_off_h=0.0001",
+        "buffer.host_pages=64",
+        "buffer.device_pages=8",
+        "precondition.fill=0.1785010091921244",
+        "precondition.pattern=random",
+    ];
+    let cfg = crate::config("tiny", &sets);
+    let spec = "requests=1500,write_ratio=0.6539247040685254,size_kib=4|8|16,iat_us=120,footprint_gib=0.000537109375,zipf=0.7,seq=0.2,seed=241";
+    let s = crate::run_synth(&cfg, spec, 241, true);
+    assert!(s.shadow.as_ref().unwrap().from_buffer > 0);
 }
