@@ -395,7 +395,7 @@ fn r8_a_merged_relocation_wins_over_an_older_write_back() {
         "precondition.pattern=random",
     ];
     let cfg = crate::config("tiny", &sets);
-    let spec = "requests=1500,write_ratio=0.6539247040685254,size_kib=4|8|16,iat_us=120,footprint_gib=0.000537109375,zipf=0.7,seq=0.2,seed=241";
+    let spec = "requests=1500,write_ratio=0.6539247040685254,size_kib=4|8|16,iat_us=120,footprint_gib=0.0008605957031249999,zipf=0.7,seq=0.2,seed=241";
     let s = crate::run_synth(&cfg, spec, 241, true);
     assert!(s.shadow.as_ref().unwrap().from_buffer > 0);
 }
