@@ -42,7 +42,7 @@ pub struct Ftl {
     /// Zombies count against a block as GC victim (greedy-delay, ZGC).
     delay_zombies: bool,
     /// The shadow stream programs in fast mode (HGC, SGC).
-    shadow_fast: bool,
+    pub(crate) shadow_fast: bool,
     /// Free blocks per plane only GC may take: one per GC stream.
     gc_reserve: u32,
 }

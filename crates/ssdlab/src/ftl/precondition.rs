@@ -73,6 +73,7 @@ impl Ftl {
                     self.planes[plane.0 as usize].active[stream.index()] = b;
                     self.blocks[b as usize].state = crate::ftl::blocks::BlockState::Active;
                     self.blocks[b as usize].level = stream.level;
+                    self.blocks[b as usize].fast = stream.shadow && self.shadow_fast;
                 }
             }
             while self.needs_gc(plane) {

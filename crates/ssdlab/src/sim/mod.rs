@@ -253,9 +253,16 @@ impl<'w> Simulation<'w> {
                 crate::config::VoltagePolicy::Hire => &crate::flash::Level::ALL,
                 _ => std::slice::from_ref(&fill_level),
             };
+            // ShadowGC's separation keeps a dedicated GC block open per plane in service.
+            let shadow = cfg
+                .shadow
+                .gc
+                .separates()
+                .then_some(crate::ftl::blocks::Stream::shadow(fill_level));
             let streams: Vec<_> = levels
                 .iter()
                 .map(|&l| crate::ftl::blocks::Stream::user(l))
+                .chain(shadow)
                 .collect();
             ftl.open_streams(&streams)?;
         }
