@@ -71,6 +71,29 @@ pub fn render(s: &Summary, cfg: &Config) -> String {
             v.programs["low"], v.programs["normal"], v.programs["high"], v.wearing_weight
         );
     }
+    if s.staging.capacity_pages > 0 {
+        let st = &s.staging;
+        let _ = writeln!(
+            o,
+            "staging: {} read pages redirected ({:.2} %), {} copies made, {} held at the end (peak {}), {} reads found their copy's die busy",
+            st.redirected, st.redirected_pct, st.migrations, st.copies, st.peak_copies, st.copy_busy
+        );
+    }
+    if let Some(d) = &s.dedup {
+        let _ = writeln!(
+            o,
+            "dedup: {} of {} page writes were duplicates ({:.2} %); reads are {:.1} % of host requests, {:.1} % of those reaching flash",
+            d.duplicate_pages, d.page_writes, d.dedup_ratio_pct, d.host_read_pct, d.flash_read_pct
+        );
+    }
+    if let Some(sh) = &s.shadow {
+        let _ = writeln!(
+            o,
+            "shadow ({}): write amplification {:.3} from flushes + {:.3} from GC; relocated valid/host/device/twin {}/{}/{}/{}; {} from the device buffer, {} separated, {} twins dropped, {} refresh jobs",
+            sh.gc, sh.wa_flush, sh.wa_gc, sh.relocated["valid"], sh.relocated["host_shadow"], sh.relocated["device_shadow"], sh.relocated["twin_shadow"],
+            sh.from_buffer, sh.separated, sh.twins_dropped, sh.refresh_jobs
+        );
+    }
     if let Some(c) = &s.trace {
         let _ = writeln!(
             o,

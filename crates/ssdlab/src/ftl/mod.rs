@@ -375,6 +375,26 @@ impl Ftl {
         true
     }
 
+    /// Closes an active block early (a refresh of a block still being written): its unwritten
+    /// pages are given up until its erase and it becomes a full block. False while a program
+    /// into it is in flight.
+    pub fn close_block(&mut self, block: BlockId) -> bool {
+        let b = block.0 as usize;
+        if self.blocks[b].state != BlockState::Active || self.blocks[b].inflight > 0 {
+            return false;
+        }
+        let plane = self.geo.plane_of_block(block);
+        for a in self.planes[plane.0 as usize].active.iter_mut() {
+            if *a == block.0 {
+                *a = NONE;
+            }
+        }
+        self.blocks[b].write_ptr = self.geo.pages_per_block;
+        self.blocks[b].state = BlockState::Full;
+        self.rekey(b);
+        true
+    }
+
     /// Valid pages of a block as `(ppn, lpn)`.
     pub fn valid_pages(&self, block: BlockId) -> impl Iterator<Item = (Ppn, u32)> + '_ {
         let first = self.geo.first_page(block).0;

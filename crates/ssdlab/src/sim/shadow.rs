@@ -135,7 +135,8 @@ impl Simulation<'_> {
     }
 
     /// A fast block's refresh is due: if it still holds valid data, relocate it (a GC job on
-    /// its plane, as soon as the plane's current job ends).
+    /// its plane, as soon as the plane's current job ends). A block still being written is
+    /// closed first (its unwritten pages are given up until the erase).
     pub(super) fn on_refresh_due(&mut self, block: u32, epoch: u32) {
         // Refresh is background work of a drive in service: once the workload is over, a timer
         // falling due does not extend the run.
@@ -146,9 +147,9 @@ impl Simulation<'_> {
         if b.erase_count != epoch || b.valid == 0 || b.state == BlockState::Victim {
             return;
         }
-        if b.state == BlockState::Active {
-            // Still being written: look again in a second.
-            let at = self.now + 1_000_000_000;
+        if b.state == BlockState::Active && !self.ftl.close_block(BlockId(block)) {
+            // A program into it is in flight: look again in a millisecond.
+            let at = self.now + 1_000_000;
             self.schedule(at, Event::RefreshDue { block, epoch });
             return;
         }
