@@ -7,6 +7,39 @@ use ssdlab::config::ConfigBuilder;
 use ssdlab::sim::{RunOptions, Simulation};
 use ssdlab::workload::synth::SynthSpec;
 
+/// A tiny drive with GC pressure: `planes` × `dies` of `blocks` × `ppb` pages, 40 % OP.
+fn tiny_drive(planes: u32, dies: u32, blocks: u32, ppb: u32) -> ConfigBuilder {
+    ConfigBuilder::preset("tiny")
+        .unwrap()
+        .set(&format!("geometry.planes_per_die={planes}"))
+        .unwrap()
+        .set(&format!("geometry.dies_per_chip={dies}"))
+        .unwrap()
+        .set(&format!("geometry.blocks_per_plane={blocks}"))
+        .unwrap()
+        .set(&format!("geometry.pages_per_block={ppb}"))
+        .unwrap()
+        .set("ftl.over_provisioning=0.4")
+        .unwrap()
+        .set("ftl.gc_threshold=0.1")
+        .unwrap()
+}
+
+/// 1,500 requests of 4–16 KiB, Zipf 0.7, over 60 % of `pages` 4 KiB pages.
+fn small_mix(write_ratio: f64, pages: u32, seed: u64) -> SynthSpec {
+    SynthSpec {
+        requests: 1500,
+        write_ratio,
+        size_kib: vec![4, 8, 16],
+        arrivals: ssdlab::workload::synth::Arrivals::Exponential(120.0),
+        footprint_gib: f64::from(pages) * 4.0 * 0.6 / 1024.0 / 1024.0,
+        zipf: 0.7,
+        seq: 0.2,
+        seed,
+        ..SynthSpec::default()
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
 
@@ -33,13 +66,7 @@ proptest! {
         shadow in any::<bool>(),
         bound in prop::sample::select(vec![0u32, 4, 64]),
     ) {
-        let cfg = ConfigBuilder::preset("tiny").unwrap()
-            .set(&format!("geometry.planes_per_die={planes}")).unwrap()
-            .set(&format!("geometry.dies_per_chip={dies}")).unwrap()
-            .set(&format!("geometry.blocks_per_plane={blocks}")).unwrap()
-            .set(&format!("geometry.pages_per_block={ppb}")).unwrap()
-            .set("ftl.over_provisioning=0.4").unwrap()
-            .set("ftl.gc_threshold=0.1").unwrap()
+        let cfg = tiny_drive(planes, dies, blocks, ppb)
             .set(&format!("ftl.gc_victim={victim}")).unwrap()
             .set(&format!("ftl.allocation={alloc}")).unwrap()
             .set(&format!("sched.policy={policy}")).unwrap()
@@ -61,19 +88,7 @@ proptest! {
             .build();
         // HIRE keeps up to six blocks open per plane; tiny geometries may not fit it.
         let Ok(cfg) = cfg else { return Ok(()) };
-        let logical_kib = f64::from(planes * dies * blocks * ppb) * 4.0 * 0.6;
-        let spec = SynthSpec {
-            requests: 1500,
-            write_ratio,
-            size_kib: vec![4, 8, 16],
-            arrivals: ssdlab::workload::synth::Arrivals::Exponential(120.0),
-            footprint_gib: logical_kib / 1024.0 / 1024.0,
-            zipf: 0.7,
-            seq: 0.2,
-            rw_mix: 1.0,
-            seed,
-            ..SynthSpec::default()
-        };
+        let spec = small_mix(write_ratio, planes * dies * blocks * ppb, seed);
         let mut gen = spec.generate().unwrap();
         let s = Simulation::new(&cfg, RunOptions { seed, verify: true, ..Default::default() }, &mut gen).unwrap().run()
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -113,13 +128,7 @@ proptest! {
         power_loss in prop::option::of(0u64..200_000_000),
     ) {
         let policy = if staging == "none" { "hotr" } else { policy };
-        let cfg = ConfigBuilder::preset("tiny").unwrap()
-            .set(&format!("geometry.planes_per_die={planes}")).unwrap()
-            .set(&format!("geometry.dies_per_chip={dies}")).unwrap()
-            .set(&format!("geometry.blocks_per_plane={blocks}")).unwrap()
-            .set(&format!("geometry.pages_per_block={ppb}")).unwrap()
-            .set("ftl.over_provisioning=0.4").unwrap()
-            .set("ftl.gc_threshold=0.1").unwrap()
+        let cfg = tiny_drive(planes, dies, blocks, ppb)
             .set(&format!("suspend.policy={suspend}")).unwrap()
             .set(&format!("staging.design={staging}")).unwrap()
             .set(&format!("staging.policy={policy}")).unwrap()
@@ -132,19 +141,10 @@ proptest! {
             .set(&format!("precondition.fill={fill}")).unwrap()
             .set("precondition.pattern=random").unwrap()
             .build().unwrap();
-        let logical_kib = f64::from(planes * dies * blocks * ppb) * 4.0 * 0.6;
         let spec = SynthSpec {
-            requests: 1500,
-            write_ratio,
-            size_kib: vec![4, 8, 16],
-            arrivals: ssdlab::workload::synth::Arrivals::Exponential(120.0),
-            footprint_gib: logical_kib / 1024.0 / 1024.0,
-            zipf: 0.7,
-            seq: 0.2,
             dedup,
             dup_pool: pool,
-            seed,
-            ..SynthSpec::default()
+            ..small_mix(write_ratio, planes * dies * blocks * ppb, seed)
         };
         let mut gen = spec.generate().unwrap();
         let opts = RunOptions { seed, verify: true, power_loss_at_ns: power_loss };
@@ -179,12 +179,7 @@ proptest! {
         policy in prop::sample::select(vec!["fifo", "rps"]),
         power_loss in prop::option::of(0u64..200_000_000),
     ) {
-        let cfg = ConfigBuilder::preset("tiny").unwrap()
-            .set(&format!("geometry.planes_per_die={planes}")).unwrap()
-            .set(&format!("geometry.blocks_per_plane={blocks}")).unwrap()
-            .set(&format!("geometry.pages_per_block={ppb}")).unwrap()
-            .set("ftl.over_provisioning=0.4").unwrap()
-            .set("ftl.gc_threshold=0.1").unwrap()
+        let cfg = tiny_drive(planes, 1, blocks, ppb)
             .set(&format!("sched.policy={policy}")).unwrap()
             .set(&format!("shadow.gc={gc}")).unwrap()
             .set(&format!("shadow.ecc_decode_us={ecc}")).unwrap()
@@ -195,18 +190,7 @@ proptest! {
             .set(&format!("precondition.fill={fill}")).unwrap()
             .set("precondition.pattern=random").unwrap()
             .build().unwrap();
-        let logical_kib = f64::from(planes * blocks * ppb) * 4.0 * 0.6;
-        let spec = SynthSpec {
-            requests: 1500,
-            write_ratio,
-            size_kib: vec![4, 8, 16],
-            arrivals: ssdlab::workload::synth::Arrivals::Exponential(120.0),
-            footprint_gib: logical_kib / 1024.0 / 1024.0,
-            zipf: 0.7,
-            seq: 0.2,
-            seed,
-            ..SynthSpec::default()
-        };
+        let spec = small_mix(write_ratio, planes * blocks * ppb, seed);
         let mut gen = spec.generate().unwrap();
         let opts = RunOptions { seed, verify: true, power_loss_at_ns: power_loss };
         let s = Simulation::new(&cfg, opts, &mut gen).unwrap().run()
