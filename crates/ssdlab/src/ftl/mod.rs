@@ -467,6 +467,8 @@ mod tests {
             .unwrap()
             .set("buffer.host_pages=8")
             .unwrap()
+            .set("buffer.device_pages=8")
+            .unwrap()
             .set(&format!("shadow.gc={gc}"))
             .unwrap()
             .build()
@@ -508,6 +510,10 @@ mod tests {
         assert_eq!(v, b, "delay: A's two zombies count against it");
         let (_, b, v) = victim_with("zgc");
         assert_eq!(v, b);
+        for gc in ["hgc", "dgc", "sgc"] {
+            let (a, _, v) = victim_with(gc);
+            assert_eq!(v, a, "{gc} keeps greedy victims");
+        }
     }
 
     #[test]
