@@ -95,12 +95,4 @@ impl Simulation<'_> {
             self.try_dispatch(die);
         }
     }
-
-    /// Simulated power loss and restart: volatile replication state is lost (see `hotr`), and
-    /// the buffers and fast blocks are handled as `shadow` describes.
-    pub(super) fn on_power_loss(&mut self) {
-        self.metrics.staging.power_losses += 1;
-        self.staging_power_loss();
-        self.shadow_restart();
-    }
 }

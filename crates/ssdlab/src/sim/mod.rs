@@ -391,6 +391,14 @@ impl<'w> Simulation<'w> {
         Ok(self.summary(started.elapsed().as_secs_f64()))
     }
 
+    /// Simulated power loss and restart: volatile replication state is lost (see `hotr`), and
+    /// the buffers and fast blocks are handled as `shadow` describes.
+    fn on_power_loss(&mut self) {
+        self.metrics.staging.power_losses += 1;
+        self.staging_power_loss();
+        self.shadow_restart();
+    }
+
     fn schedule(&mut self, at: SimTime, ev: Event) {
         self.events.push(at, ev);
     }
