@@ -85,12 +85,7 @@ impl Simulation<'_> {
     /// A unique page finished fingerprinting: it goes to the buffer or flash now.
     pub(super) fn on_fingerprinted(&mut self, req: u32, cid: u32) {
         // Drop the mark that let reads be served from the controller meanwhile.
-        if let Some(n) = self.pending_writes.get_mut(&cid) {
-            *n -= 1;
-            if *n == 0 {
-                self.pending_writes.remove(&cid);
-            }
-        }
+        self.pending_done(cid);
         if let Some(die) = self.store_page(req, cid) {
             self.try_dispatch(die);
         }

@@ -52,7 +52,7 @@ impl Simulation<'_> {
                 op.version = self.ftl.map.newest(lpn);
                 op.level = level;
                 op.shadow = separate;
-                *self.pending_writes.entry(lpn).or_insert(0) += 1;
+                self.pending_add(lpn, op.version);
                 self.new_op(op)
             } else {
                 let mut op = self.blank_op(OpKind::Read, Cause::Gc, plane);
@@ -94,12 +94,7 @@ impl Simulation<'_> {
             // host write it wins unless a newer version is already mapped (a write-back of an
             // older version may have landed since the victim was chosen).
             self.ftl.commit_write(Ppn(op.ppn), op.lpn, op.version);
-            if let Some(n) = self.pending_writes.get_mut(&op.lpn) {
-                *n -= 1;
-                if *n == 0 {
-                    self.pending_writes.remove(&op.lpn);
-                }
-            }
+            self.pending_done(op.lpn);
         } else {
             self.ftl.commit_move(Ppn(op.src), Ppn(op.ppn), op.lpn);
         }

@@ -313,7 +313,7 @@ impl Simulation<'_> {
         let delay = self.cfg.dedup.fingerprint_ns;
         if self.dedup.is_some() && delay > 0 {
             // The controller holds the data while it is fingerprinted.
-            *self.pending_writes.entry(lpn).or_insert(0) += 1;
+            self.pending_add(lpn, 0);
             self.schedule(self.now + delay, Event::Fingerprinted { req, cid: lpn });
             return Ok(None);
         }
@@ -341,7 +341,7 @@ impl Simulation<'_> {
         version: u32,
         level: crate::flash::Level,
     ) -> usize {
-        *self.pending_writes.entry(lpn).or_insert(0) += 1;
+        self.pending_add(lpn, version);
         self.host.outstanding_write_pages += 1;
         let view = AllocView {
             geo: &self.geo,
@@ -383,12 +383,7 @@ impl Simulation<'_> {
 
     /// A user write page finished programming.
     pub(super) fn write_page_done(&mut self, lpn: u32, req: u32) -> Result<(), SimError> {
-        if let Some(n) = self.pending_writes.get_mut(&lpn) {
-            *n -= 1;
-            if *n == 0 {
-                self.pending_writes.remove(&lpn);
-            }
-        }
+        self.pending_done(lpn);
         self.host.outstanding_write_pages -= 1;
         self.dedup_program_done(lpn);
         if req != NONE {

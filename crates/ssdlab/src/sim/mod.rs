@@ -207,7 +207,9 @@ pub struct Simulation<'w> {
     hotr: Option<hotr::HotR>,
     /// Rails / TTFlash state.
     redundancy: redundancy::Redundancy,
-    pending_writes: FxHashMap<u32, u32>,
+    /// Per logical page with data in flight to flash (held by the controller meanwhile): the
+    /// number of such programs and the newest version among them.
+    pending_writes: FxHashMap<u32, (u32, u32)>,
     /// The dedup layer, if enabled.
     dedup: Option<crate::dedup::Dedup>,
     /// Contents whose last reference went while a program of them was in flight.
@@ -397,6 +399,23 @@ impl<'w> Simulation<'w> {
         self.metrics.staging.power_losses += 1;
         self.staging_power_loss();
         self.shadow_restart();
+    }
+
+    /// A program of `version` of `lpn` is in flight: the controller holds its data.
+    fn pending_add(&mut self, lpn: u32, version: u32) {
+        let p = self.pending_writes.entry(lpn).or_insert((0, 0));
+        p.0 += 1;
+        p.1 = p.1.max(version);
+    }
+
+    /// One in-flight program of `lpn` is done.
+    fn pending_done(&mut self, lpn: u32) {
+        if let Some(p) = self.pending_writes.get_mut(&lpn) {
+            p.0 -= 1;
+            if p.0 == 0 {
+                self.pending_writes.remove(&lpn);
+            }
+        }
     }
 
     fn schedule(&mut self, at: SimTime, ev: Event) {

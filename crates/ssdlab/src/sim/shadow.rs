@@ -197,12 +197,14 @@ impl Simulation<'_> {
             hb.clear();
             self.ftl.clear_zombies();
         }
-        // A dropped twin's newest device version existed only in the host copy just lost.
+        // A dropped twin's newest device version existed only in the host copy just lost: the
+        // newest the device still has is on flash or in a program in flight.
         let mut lost: Vec<u32> = self.twin_dropped.drain().collect();
         lost.sort_unstable();
         for lpn in lost {
             self.metrics.shadow.twin_versions_lost += 1;
-            let held = self.ftl.map.mapped_version(lpn);
+            let in_flight = self.pending_writes.get(&lpn).map_or(0, |p| p.1);
+            let held = self.ftl.map.mapped_version(lpn).max(in_flight);
             self.ftl.map.set_newest(lpn, held);
         }
         let dirty = self

@@ -383,3 +383,38 @@ fn r8_a_merged_relocation_wins_over_an_older_write_back() {
     let s = crate::run_synth(&cfg, spec, 241, true);
     assert!(s.shadow.as_ref().unwrap().from_buffer > 0);
 }
+
+/// Regression (property test, issue 8): a restart rolled a dropped twin's page back to the
+/// version on flash while a newer write-back of it was still being programmed; that program
+/// then landed a version above the rolled-back newest one. The rollback now takes the newest
+/// version in flight into account.
+#[test]
+fn r8_a_dropped_twin_rolls_back_to_the_version_in_flight() {
+    let cfg = tiny_drive(1, 1, 36, 4)
+        .set("shadow.gc=sgc")
+        .unwrap()
+        .set("shadow.fast_retention_h=0.0002")
+        .unwrap()
+        .set("shadow.power_off_h=0.0001")
+        .unwrap()
+        .set("buffer.host_pages=64")
+        .unwrap()
+        .set("buffer.device_pages=1")
+        .unwrap()
+        .set("precondition.fill=0")
+        .unwrap()
+        .build()
+        .unwrap();
+    let spec = small_mix(0.8813304009454599, 36 * 4, 139);
+    let mut gen = spec.generate().unwrap();
+    let opts = RunOptions {
+        seed: 139,
+        verify: true,
+        power_loss_at_ns: Some(103_108_541),
+    };
+    let s = Simulation::new(&cfg, opts, &mut gen)
+        .unwrap()
+        .run()
+        .unwrap();
+    assert!(s.shadow.as_ref().unwrap().twin_versions_lost > 0);
+}
