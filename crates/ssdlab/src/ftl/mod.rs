@@ -42,7 +42,7 @@ pub struct Ftl {
     /// Zombies count against a block as GC victim (greedy-delay, ZGC).
     delay_zombies: bool,
     /// The shadow stream programs in fast mode (HGC, SGC).
-    pub(crate) shadow_fast: bool,
+    shadow_fast: bool,
     /// Free blocks per plane only GC may take: one per GC stream.
     gc_reserve: u32,
 }
@@ -151,16 +151,11 @@ impl Ftl {
             return None;
         }
         let ppb = self.geo.pages_per_block;
-        let p = &mut self.planes[plane.0 as usize];
-        let mut active = p.active[stream.index()];
+        let mut active = self.planes[plane.0 as usize].active[stream.index()];
         if active == NONE || self.blocks[active as usize].write_ptr >= ppb {
-            let Reverse((_, b)) = p.free.pop().expect("can_alloc checked the pool");
-            p.active[stream.index()] = b;
-            self.blocks[b as usize].state = BlockState::Active;
-            self.blocks[b as usize].level = stream.level;
-            self.blocks[b as usize].fast = stream.shadow && self.shadow_fast;
-            active = b;
+            active = self.open_block(plane, stream);
         }
+        let p = &mut self.planes[plane.0 as usize];
         let blk = &mut self.blocks[active as usize];
         let ppn = Ppn(active * ppb + blk.write_ptr);
         blk.write_ptr += 1;
@@ -170,6 +165,18 @@ impl Ftl {
             p.active[stream.index()] = NONE;
         }
         Some(ppn)
+    }
+
+    /// Takes the least-erased free block of `plane` as `stream`'s active block.
+    pub(crate) fn open_block(&mut self, plane: PlaneId, stream: Stream) -> u32 {
+        let p = &mut self.planes[plane.0 as usize];
+        let Reverse((_, b)) = p.free.pop().expect("the caller checked the pool");
+        p.active[stream.index()] = b;
+        let blk = &mut self.blocks[b as usize];
+        blk.state = BlockState::Active;
+        blk.level = stream.level;
+        blk.fast = stream.shadow && self.shadow_fast;
+        b
     }
 
     /// A block's GC key as maintained (checked by `verify`).
@@ -235,15 +242,20 @@ impl Ftl {
         self.rekey(b);
     }
 
+    /// A zombie `lpn` leaves its current page: that page's block loses the zombie. Returns
+    /// whether `lpn` is a zombie.
+    fn unmark_zombie_page(&mut self, lpn: u32) -> bool {
+        let zombie = self.is_zombie(lpn);
+        let ppn = self.map.ppn(lpn);
+        if zombie && ppn != NONE {
+            self.count_zombie(ppn, false);
+        }
+        zombie
+    }
+
     /// Points `lpn` at `ppn`, moving its zombie mark from the old page's block to the new one.
     fn remap(&mut self, lpn: u32, ppn: u32) -> u32 {
-        let zombie = self.is_zombie(lpn);
-        if zombie {
-            let old = self.map.ppn(lpn);
-            if old != NONE {
-                self.count_zombie(old, false);
-            }
-        }
+        let zombie = self.unmark_zombie_page(lpn);
         let old = self.map.remap(lpn, ppn);
         if zombie {
             self.count_zombie(ppn, true);
@@ -319,12 +331,7 @@ impl Ftl {
 
     /// Trims `lpn`: its physical page becomes invalid. Returns that page, if any.
     pub fn trim(&mut self, lpn: u32) -> Option<Ppn> {
-        if self.is_zombie(lpn) {
-            let ppn = self.map.ppn(lpn);
-            if ppn != NONE {
-                self.count_zombie(ppn, false);
-            }
-        }
+        self.unmark_zombie_page(lpn);
         let old = self.map.unmap(lpn);
         self.invalidate(old);
         (old != NONE).then_some(Ppn(old))

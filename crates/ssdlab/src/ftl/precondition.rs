@@ -68,12 +68,7 @@ impl Ftl {
             for &stream in streams {
                 let p = &self.planes[plane.0 as usize];
                 if p.active[stream.index()] == crate::ftl::mapping::NONE && p.free_blocks() > 1 {
-                    let std::cmp::Reverse((_, b)) =
-                        self.planes[plane.0 as usize].free.pop().expect("checked");
-                    self.planes[plane.0 as usize].active[stream.index()] = b;
-                    self.blocks[b as usize].state = crate::ftl::blocks::BlockState::Active;
-                    self.blocks[b as usize].level = stream.level;
-                    self.blocks[b as usize].fast = stream.shadow && self.shadow_fast;
+                    self.open_block(plane, stream);
                 }
             }
             while self.needs_gc(plane) {

@@ -22,7 +22,8 @@ impl Simulation<'_> {
         }
     }
 
-    fn complete_from_dram(&mut self, req: u32) {
+    /// Completes a page of `req` after one DRAM access (a buffer hit).
+    pub(super) fn complete_from_dram(&mut self, req: u32) {
         let at = self.now + self.cfg.buffer.dram_ns_per_page;
         self.schedule(at, Event::PageDone { req });
     }

@@ -42,27 +42,27 @@ impl Simulation<'_> {
         }
         for (ppn, lpn) in moves {
             let (from_buffer, separate) = self.gc_relocation(lpn, refresh.is_some());
-            let id = if from_buffer {
+            let kind = if from_buffer {
+                OpKind::Program
+            } else {
+                OpKind::Read
+            };
+            let mut op = self.blank_op(kind, Cause::Gc, plane);
+            op.lpn = lpn;
+            op.level = level;
+            op.shadow = separate;
+            if from_buffer {
                 // The data comes from the device buffer (merged with its write-back): a
                 // program only, of the buffer's newer version. Reads meanwhile are served
                 // from the controller.
-                let mut op = self.blank_op(OpKind::Program, Cause::Gc, plane);
                 op.src = ppn.0;
-                op.lpn = lpn;
                 op.version = self.ftl.map.newest(lpn);
-                op.level = level;
-                op.shadow = separate;
                 self.pending_add(lpn, op.version);
-                self.new_op(op)
             } else {
-                let mut op = self.blank_op(OpKind::Read, Cause::Gc, plane);
                 op.ppn = ppn.0;
-                op.lpn = lpn;
                 op.transfer = !copyback;
-                op.level = level;
-                op.shadow = separate;
-                self.new_op(op)
-            };
+            }
+            let id = self.new_op(op);
             self.enqueue(die, QueueKind::Internal, id);
             self.gc_jobs[plane as usize].pending_moves += 1;
         }

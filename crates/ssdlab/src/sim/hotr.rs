@@ -277,9 +277,7 @@ impl Simulation<'_> {
         h.copies_per_die.fill(0);
         h.lost_at = Some(self.now);
         if let Trigger::ReadHot { rlru, .. } = &mut h.trigger {
-            for list in rlru.iter_mut() {
-                *list = LruBuffer::new(self.cfg.staging.rlru_entries);
-            }
+            rlru.iter_mut().for_each(LruBuffer::clear);
         }
         for p in &mut h.planes {
             if let Some((block, _)) = p.active.take() {

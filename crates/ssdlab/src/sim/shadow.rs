@@ -37,8 +37,7 @@ impl Simulation<'_> {
         };
         if hb.touch(lpn, false) {
             self.metrics.shadow.host_read_hits += 1;
-            let at = self.now + self.cfg.buffer.dram_ns_per_page;
-            self.schedule(at, Event::PageDone { req });
+            self.complete_from_dram(req);
             return (true, None);
         }
         match hb.insert(lpn, false) {
@@ -64,8 +63,7 @@ impl Simulation<'_> {
         match evicted {
             Some(e) if e.dirty => self.host_evicted(req, e.lpn),
             _ => {
-                let at = self.now + self.cfg.buffer.dram_ns_per_page;
-                self.schedule(at, Event::PageDone { req });
+                self.complete_from_dram(req);
                 None
             }
         }
@@ -88,8 +86,7 @@ impl Simulation<'_> {
         self.metrics.shadow.twins_dropped += 1;
         self.twin_dropped.insert(lpn);
         if req != NONE {
-            let at = self.now + self.cfg.buffer.dram_ns_per_page;
-            self.schedule(at, Event::PageDone { req });
+            self.complete_from_dram(req);
         }
         true
     }
