@@ -28,8 +28,10 @@ pub enum Command {
         #[command(subcommand)]
         cmd: ConfigCmd,
     },
-    /// List the built-in presets.
+    /// List the built-in presets (drives).
     Presets,
+    /// List the schemes (policies) `--scheme` accepts, with what each sets.
+    Schemes,
     /// Declarative experiments: run, report, plan jobs, collect results.
     Experiment {
         #[command(subcommand)]
@@ -59,6 +61,13 @@ pub struct ConfigArgs {
     /// TOML file overlaid on the preset.
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Scheme(s) to run, composed with `+` (e.g. hotr, hotr+ipc, sgc+ips); overrides a
+    /// config file's `scheme`; `--set` still overrides its values. `ssdlab schemes` lists
+    /// them with what they set: baseline, hotr, dedup, deduphr, rails, ttflash, ggc,
+    /// greedy-delay, greedy-separation, zgc, hgc, dgc, sgc, gc-preempt, hvc, lvc, hire, rps,
+    /// per, pe0, erase-suspend, ips, ipc, optimal.
+    #[arg(long, value_name = "NAME[+NAME...]")]
+    pub scheme: Option<String>,
     /// Override one key, e.g. --set ftl.gc_victim=cost-benefit (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
@@ -122,9 +131,6 @@ pub struct RunArgs {
     /// Synthetic workload instead of a trace, e.g. requests=1e5,write_ratio=0.6,size_kib=4|8,iat_us=50,footprint_gib=4,zipf=0.9
     #[arg(long, value_name = "SPEC")]
     pub synth: Option<String>,
-    /// Scheme (sets the `scheme` key).
-    #[arg(long)]
-    pub scheme: Option<String>,
     /// Master seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -220,5 +226,24 @@ impl SynthArgs {
         };
         spec.validate()?;
         Ok(spec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn scheme_help_names_every_registered_scheme() {
+        let mut cmd = super::Cli::command();
+        let help = cmd
+            .find_subcommand_mut("run")
+            .expect("run exists")
+            .render_long_help()
+            .to_string()
+            .replace(['\n', ' '], "");
+        for s in ssdlab::schemes::SCHEMES {
+            assert!(help.contains(s.name), "run --help does not name {}", s.name);
+        }
     }
 }

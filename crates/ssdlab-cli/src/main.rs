@@ -35,11 +35,15 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Config {
             cmd: ConfigCmd::Show(a),
         } => {
-            print!("{}", build_config(&a, None)?.to_toml());
+            print!("{}", build_config(&a)?.to_toml());
             Ok(())
         }
         Command::Experiment { cmd } => experiment::dispatch(cmd),
         Command::RunSpec(a) => experiment::run_spec(a),
+        Command::Schemes => {
+            print!("{}", table::schemes());
+            Ok(())
+        }
         Command::Presets => {
             for p in PRESETS {
                 println!("{:<18} {}", p.name, p.summary);
@@ -49,13 +53,13 @@ fn dispatch(cli: Cli) -> Result<()> {
     }
 }
 
-fn build_config(a: &ConfigArgs, scheme: Option<&str>) -> Result<Config> {
+fn build_config(a: &ConfigArgs) -> Result<Config> {
     let mut b = ConfigBuilder::preset(&a.preset)?;
     if let Some(path) = &a.config {
         b = b.overlay_file(path)?;
     }
-    if let Some(s) = scheme {
-        b = b.set(&format!("scheme=\"{s}\""))?;
+    if let Some(s) = &a.scheme {
+        b = b.scheme(s);
     }
     for s in &a.set {
         b = b.set(s)?;
@@ -88,7 +92,7 @@ fn trace_options(a: &TraceArgs) -> Result<TraceOptions> {
 }
 
 fn run(a: RunArgs) -> Result<()> {
-    let cfg = build_config(&a.config, a.scheme.as_deref())?;
+    let cfg = build_config(&a.config)?;
     let power_loss_at_ns = match a.power_loss_at {
         Some(us) if !(us.is_finite() && us >= 0.0) => {
             anyhow::bail!("--power-loss-at {us}: must be a time >= 0 in microseconds")

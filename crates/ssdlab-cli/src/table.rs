@@ -1,6 +1,6 @@
 //! The human-readable summary printed by `ssdlab run`.
 
-use ssdlab::config::{Config, SuspendPolicy, VoltagePolicy};
+use ssdlab::config::{Config, RedundancyScheme, SuspendPolicy, VoltagePolicy};
 use ssdlab::metrics::{LatencySummary, Summary};
 use std::fmt::Write;
 
@@ -94,6 +94,29 @@ pub fn render(s: &Summary, cfg: &Config) -> String {
             sh.from_buffer, sh.separated, sh.twins_dropped, sh.refresh_jobs
         );
     }
+    let r = &s.redundancy;
+    if cfg.redundancy.scheme == RedundancyScheme::Rails {
+        let _ = writeln!(
+            o,
+            "rails: {} read pages served by the mirror ({:.2} %), {} mirror programs, {} role switches",
+            r.redirected, r.redirected_pct, r.mirror_programs, r.role_switches
+        );
+    }
+    if cfg.redundancy.scheme == RedundancyScheme::Ttflash {
+        let _ = writeln!(
+            o,
+            "ttflash: {} read pages rebuilt from parity ({:.2} %), {} reconstruction reads, {} parity programs",
+            r.rebuilt, r.rebuilt_pct, r.reconstruction_reads, r.parity_programs
+        );
+    }
+    if !s.scheme_metrics.is_empty() {
+        let m: Vec<String> = s
+            .scheme_metrics
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        let _ = writeln!(o, "scheme metrics: {}", m.join(", "));
+    }
     if let Some(c) = &s.trace {
         let _ = writeln!(
             o,
@@ -111,5 +134,28 @@ pub fn render(s: &Summary, cfg: &Config) -> String {
         s.sim.events_per_s,
         if s.verified { "; verify: passed" } else { "" }
     );
+    o
+}
+
+/// The scheme registry as `ssdlab schemes` prints it: name and summary, then the paper it
+/// follows, what it sets, contains and refuses.
+pub fn schemes() -> String {
+    let mut o = String::new();
+    for s in ssdlab::schemes::SCHEMES {
+        let _ = writeln!(o, "{:<18} {}", s.name, s.summary);
+        let _ = writeln!(o, "{:<18}   follows: {}", "", s.paper);
+        let mut sets: Vec<String> = s.sets.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        sets.extend(
+            s.params
+                .iter()
+                .map(|p| format!("{}.{}={} (parameter)", s.name, p.key, p.default)),
+        );
+        if !sets.is_empty() {
+            let _ = writeln!(o, "{:<18}   sets: {}", "", sets.join(", "));
+        }
+        if !s.implies.is_empty() {
+            let _ = writeln!(o, "{:<18}   contains: {}", "", s.implies.join(", "));
+        }
+    }
     o
 }

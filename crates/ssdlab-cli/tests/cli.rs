@@ -142,6 +142,8 @@ fn dedup_synth_keeps_contents_and_deduphr_survives_a_power_loss() {
             "run",
             "--preset",
             "deduphr",
+            "--scheme",
+            "deduphr",
             "--set",
             "geometry.blocks_per_plane=64",
         ])

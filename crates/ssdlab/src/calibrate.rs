@@ -26,6 +26,7 @@ fn idle_at(
         variant: "calibrate".into(),
         grid: Default::default(),
         preset: preset.to_string(),
+        scheme: None,
         sets,
         seed,
         verify: false,

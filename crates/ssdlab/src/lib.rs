@@ -57,6 +57,7 @@ pub mod metrics;
 pub mod report;
 pub mod rng;
 pub mod sched;
+pub mod schemes;
 pub mod sim;
 pub mod time;
 pub mod verify;

@@ -4,6 +4,7 @@
 //! Every key, its unit, default and source is documented in `docs/config.md`.
 
 mod flash;
+mod params;
 mod presets;
 mod validate;
 
@@ -41,6 +42,10 @@ pub enum ConfigError {
         /// What the parser said, naming the key.
         message: String,
     },
+    /// An unknown scheme, a pair that cannot run together, a requested scheme that the
+    /// resolved values turn off, or a bad scheme parameter.
+    #[error("{0}")]
+    Scheme(String),
     /// A `--set` argument is not `key=value`.
     #[error("--set `{0}`: expected key=value, e.g. ftl.gc_threshold=0.1")]
     BadSet(String),
@@ -197,18 +202,9 @@ pub struct HostConfig {
     pub time_scale: f64,
 }
 
-/// The scheme whose policies fill the core's decision points.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SchemeKind {
-    /// No interference mitigation: reads served at home, policies as configured.
-    Baseline,
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawConfig {
-    scheme: SchemeKind,
     geometry: GeometryConfig,
     flash: RawFlash,
     ftl: FtlConfig,
@@ -505,8 +501,9 @@ pub struct VoltageConfig {
 /// A validated, fully resolved configuration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Config {
-    /// Scheme.
-    pub scheme: SchemeKind,
+    /// The schemes in force, derived from the resolved values (see [`crate::schemes::label`]):
+    /// their canonical composed name, e.g. `hotr+ipc`, or `baseline`.
+    pub scheme: String,
     /// Geometry.
     pub geometry: GeometryConfig,
     /// Flash timing.
@@ -535,12 +532,25 @@ pub struct Config {
     pub redundancy: RedundancyConfig,
     /// Host.
     pub host: HostConfig,
+    /// Parameters of the schemes in force that own some (`[<scheme>]` tables), every one
+    /// resolved to its value.
+    #[serde(flatten)]
+    pub params: SchemeParams,
 }
 
+/// Scheme parameters: scheme name → key → value.
+pub type SchemeParams = std::collections::BTreeMap<String, std::collections::BTreeMap<String, f64>>;
+
 /// Builds a [`Config`] from a preset, optional config files and `key=value` overrides.
+///
+/// Layers, lowest first: the built-in defaults, the preset (the drive), the settings of the
+/// requested schemes (`scheme` key), then config files and `--set` overrides in order.
 #[derive(Debug, Clone)]
 pub struct ConfigBuilder {
-    table: toml::Table,
+    /// Defaults and preset.
+    base: toml::Table,
+    /// Config files and overrides, including the `scheme` key.
+    user: toml::Table,
 }
 
 impl ConfigBuilder {
@@ -553,12 +563,15 @@ impl ConfigBuilder {
             .iter()
             .find(|p| p.name == name)
             .ok_or_else(|| ConfigError::UnknownPreset(name.to_string()))?;
-        let mut table = parse_table(presets::DEFAULT_TOML, "built-in defaults")?;
+        let mut base = parse_table(presets::DEFAULT_TOML, "built-in defaults")?;
         merge(
-            &mut table,
+            &mut base,
             parse_table(preset.toml, &format!("preset {name}"))?,
         );
-        Ok(ConfigBuilder { table })
+        Ok(ConfigBuilder {
+            base,
+            user: toml::Table::new(),
+        })
     }
 
     /// Overlays a TOML document (e.g. a `--config` file's contents).
@@ -566,7 +579,7 @@ impl ConfigBuilder {
     /// # Errors
     /// [`ConfigError::Parse`] on TOML syntax errors.
     pub fn overlay_toml(mut self, text: &str, origin: &str) -> Result<Self, ConfigError> {
-        merge(&mut self.table, parse_table(text, origin)?);
+        merge(&mut self.user, parse_table(text, origin)?);
         Ok(self)
     }
 
@@ -580,6 +593,14 @@ impl ConfigBuilder {
             source,
         })?;
         self.overlay_toml(&text, &path.display().to_string())
+    }
+
+    /// Selects schemes by name (`hotr`, `hotr+ipc`; see `ssdlab schemes`), replacing any
+    /// selection made before.
+    pub fn scheme(mut self, spec: &str) -> Self {
+        self.user
+            .insert("scheme".into(), toml::Value::String(spec.to_string()));
+        self
     }
 
     /// Applies one `dotted.key=value` override; the value is read as TOML, else as a string.
@@ -599,7 +620,7 @@ impl ConfigBuilder {
             .ok()
             .and_then(|mut t| t.remove("v"))
             .unwrap_or_else(|| toml::Value::String(value.to_string()));
-        let mut node = &mut self.table;
+        let mut node = &mut self.user;
         let parts: Vec<&str> = key.split('.').collect();
         for part in &parts[..parts.len() - 1] {
             let entry = node
@@ -622,9 +643,28 @@ impl ConfigBuilder {
     ///
     /// # Errors
     /// [`ConfigError::Parse`] for unknown keys or wrong types (the key is named),
+    /// [`ConfigError::Scheme`] for unknown or incompatible schemes,
     /// [`ConfigError::Invalid`] listing every violated constraint.
     pub fn build(self) -> Result<Config, ConfigError> {
-        let text = toml::to_string(&self.table).map_err(|e| ConfigError::Parse {
+        let ConfigBuilder {
+            base: mut table,
+            mut user,
+        } = self;
+        let requested = match user.remove("scheme") {
+            None => Vec::new(),
+            Some(toml::Value::String(spec)) => {
+                crate::schemes::parse(&spec).map_err(|e| ConfigError::Scheme(e.0))?
+            }
+            Some(v) => {
+                return Err(ConfigError::Scheme(format!(
+                    "scheme = {v}: expected a string such as \"hotr\" or \"hotr+ipc\""
+                )))
+            }
+        };
+        merge(&mut table, crate::schemes::settings(&requested));
+        merge(&mut table, user);
+        let params = params::take(&mut table);
+        let text = toml::to_string(&table).map_err(|e| ConfigError::Parse {
             origin: "merged configuration".into(),
             message: e.to_string(),
         })?;
@@ -632,7 +672,24 @@ impl ConfigBuilder {
             origin: "configuration".into(),
             message: e.to_string().trim_end().to_string(),
         })?;
-        validate::resolve(raw)
+        let mut cfg = validate::resolve(raw).map_err(|e| with_schemes(e, &requested))?;
+        params::finish(&mut cfg, &requested, params)?;
+        Ok(cfg)
+    }
+}
+
+/// Names the requested schemes under a list of violations, so a user sees which scheme brought
+/// the values in.
+fn with_schemes(e: ConfigError, requested: &[&crate::schemes::Scheme]) -> ConfigError {
+    match e {
+        ConfigError::Invalid(mut lines) if !requested.is_empty() => {
+            lines.push(format!(
+                "(with --scheme {}; `ssdlab schemes` lists what each scheme sets and needs)",
+                crate::schemes::join(requested)
+            ));
+            ConfigError::Invalid(lines)
+        }
+        e => e,
     }
 }
 
@@ -648,6 +705,26 @@ impl Config {
     /// The fully resolved configuration as TOML (every key `--set` accepts).
     pub fn to_toml(&self) -> String {
         toml::to_string(self).expect("a validated config always serialises")
+    }
+
+    /// The schemes in force (parsed from [`Config::scheme`]).
+    pub fn schemes(&self) -> Vec<&'static crate::schemes::Scheme> {
+        self.scheme
+            .split('+')
+            .filter_map(crate::schemes::find)
+            .collect()
+    }
+
+    /// A scheme parameter's resolved value.
+    ///
+    /// # Panics
+    /// If the scheme is not in force or does not declare `key` (a bug in the scheme).
+    pub fn param(&self, scheme: &str, key: &str) -> f64 {
+        self.params
+            .get(scheme)
+            .and_then(|t| t.get(key))
+            .copied()
+            .unwrap_or_else(|| panic!("scheme {scheme} has no resolved parameter {key}"))
     }
 
     /// A stable hash of the resolved configuration (first 16 hex digits of SHA-256 of its TOML).

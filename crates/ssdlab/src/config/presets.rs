@@ -28,7 +28,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "deduphr",
-        summary: "deduphr.txt Table 1 (the hotr drive) with inline dedup and DedupHR on an extra staging chip, threshold 3",
+        summary: "deduphr.txt Table 1: the hotr drive (10 chips x 8 planes x 2048 blocks x 64 pages, 4 KiB, 15 % OP, TLC)",
         toml: include_str!("presets/deduphr.toml"),
     },
     Preset {
@@ -43,7 +43,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "shadowgc",
-        summary: "shadowgc.txt §4.1: 1 TiB MLC, 512 pages/block, 16 KiB pages, 7 % OP, read 120 us, program 600 us",
+        summary: "shadowgc.txt §4.1: 1 TiB MLC, 512 pages/block, 16 KiB pages, 7 % OP, read 120 us, program 600 us, 128 MiB device buffer",
         toml: include_str!("presets/shadowgc.toml"),
     },
     Preset {

@@ -21,7 +21,7 @@ pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
         return Err(ConfigError::Invalid(errs));
     }
     Ok(Config {
-        scheme: raw.scheme,
+        scheme: String::new(),
         geometry: raw.geometry,
         flash,
         ftl: raw.ftl,
@@ -35,6 +35,7 @@ pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
         shadow: raw.shadow,
         redundancy: raw.redundancy,
         host: raw.host,
+        params: Default::default(),
     })
 }
 

@@ -104,6 +104,9 @@ pub struct Point {
     pub grid: BTreeMap<String, String>,
     /// Preset.
     pub preset: String,
+    /// Scheme(s), applied above the preset and below the overrides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheme: Option<String>,
     /// Overrides in application order.
     pub sets: Vec<String>,
     /// Seed.
@@ -155,6 +158,9 @@ impl Point {
             source,
         };
         let mut b = ConfigBuilder::preset(&self.preset).map_err(wrap)?;
+        if let Some(s) = &self.scheme {
+            b = b.scheme(s);
+        }
         for s in &self.sets {
             b = b.set(s).map_err(wrap)?;
         }
@@ -186,6 +192,9 @@ impl Point {
     /// The `ssdlab run` command line that reproduces this point alone.
     pub fn command(&self) -> String {
         let mut c = format!("ssdlab run --preset {} --seed {}", self.preset, self.seed);
+        if let Some(s) = &self.scheme {
+            c.push_str(&format!(" --scheme {s}"));
+        }
         for s in &self.sets {
             c.push_str(&format!(" --set '{s}'"));
         }

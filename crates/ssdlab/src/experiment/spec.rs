@@ -21,6 +21,9 @@ pub struct ExperimentSpec {
     pub seed: u64,
     /// Preset every point starts from.
     pub preset: String,
+    /// Scheme(s) of every point unless a variant names its own.
+    #[serde(default)]
+    pub scheme: Option<String>,
     /// Overrides applied to every point (`key=value`).
     #[serde(default)]
     pub set: Vec<String>,
@@ -84,6 +87,10 @@ pub struct WorkloadSpec {
 pub struct VariantSpec {
     /// Name used in tables and legends.
     pub name: String,
+    /// Scheme(s) of this variant (`hotr`, `hotr+ipc`; see `ssdlab schemes`), replacing the
+    /// experiment's.
+    #[serde(default)]
+    pub scheme: Option<String>,
     /// Overrides of this variant.
     #[serde(default)]
     pub set: Vec<String>,
@@ -272,6 +279,7 @@ impl ExperimentSpec {
                         variant: v.name.clone(),
                         grid: combo.clone(),
                         preset,
+                        scheme: v.scheme.clone().or_else(|| self.scheme.clone()),
                         sets,
                         seed: self.seed,
                         verify: self.verify,

@@ -86,6 +86,20 @@ impl Simulation<'_> {
             && (op.preallocated || self.ftl.can_alloc(PlaneId(op.plane), Self::stream_of(op)))
     }
 
+    /// Lets the GC execution policy, if a scheme installed one, hide queue heads.
+    fn gate_gc(&mut self, die: usize, heads: Heads) -> Heads {
+        let Some(gc) = self.policies.gc_exec.as_mut() else {
+            return heads;
+        };
+        let ppd = self.geo.planes_per_die as usize;
+        let min_free = self.ftl.planes[die * ppd..(die + 1) * ppd]
+            .iter()
+            .map(|p| p.free_blocks())
+            .min()
+            .unwrap_or(0);
+        gc.gate(heads, min_free)
+    }
+
     /// Starts the next operation on an idle die, as the scheduling policy picks it.
     pub(super) fn try_dispatch(&mut self, die: usize) {
         if self.dies[die].state != DieState::Idle {
@@ -126,6 +140,7 @@ impl Simulation<'_> {
                 write: q.writes.front().filter(ready).map(|e| e.0),
                 internal: q.internal.front().filter(ready).map(|e| e.0),
             };
+            let heads = self.gate_gc(die, heads);
             let Some(kind) = self.sched.pick(heads) else {
                 self.rails_wake(die);
                 return;

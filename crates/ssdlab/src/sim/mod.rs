@@ -189,6 +189,8 @@ pub struct Simulation<'w> {
     ftl: Ftl,
     place: Box<dyn WritePlace>,
     sched: Box<dyn Schedule>,
+    /// Policy objects of the schemes in force.
+    policies: crate::schemes::Policies,
     gc_jobs: Vec<GcJob>,
     /// Per die: the phased program/erase in progress or suspended (suspension on only).
     pe: Vec<Option<suspend::PeState>>,
@@ -282,6 +284,7 @@ impl<'w> Simulation<'w> {
             free_reqs: Vec::new(),
             place: alloc::policy(cfg.ftl.allocation, cfg.ftl.stripe_order),
             sched: sched::policy(cfg.sched.policy),
+            policies: crate::schemes::Policies::for_config(cfg),
             gc_jobs: vec![GcJob::default(); geo.planes() as usize],
             pe: (0..geo.dies()).map(|_| None).collect(),
             ipc_rng: rngs.stream("ipc-redo"),
@@ -486,7 +489,7 @@ impl<'w> Simulation<'w> {
             tool: format!("ssdlab {}", env!("CARGO_PKG_VERSION")),
             config_hash: self.cfg.hash(),
             seed: self.opts.seed,
-            scheme: format!("{:?}", self.cfg.scheme).to_lowercase(),
+            scheme: self.cfg.scheme.clone(),
             verified: self.opts.verify,
             requests: m.requests,
             simulated_s: m.end_ns as f64 / 1e9,
@@ -537,7 +540,14 @@ impl<'w> Simulation<'w> {
             } else {
                 (1e6 * m.idle_ns as f64 / m.end_ns as f64).round() / 1e4
             },
-            scheme_metrics: Default::default(),
+            scheme_metrics: self
+                .policies
+                .gc_exec
+                .as_ref()
+                .map(|g| g.metrics())
+                .unwrap_or_default()
+                .into_iter()
+                .collect(),
             trace: None,
             sim: crate::metrics::summary_perf(
                 wall_s,

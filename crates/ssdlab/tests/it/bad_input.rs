@@ -261,7 +261,12 @@ fn unsupported_binary_version() {
 fn impossible_dedup_configs_name_the_keys() {
     let err = |sets: &[&str]| {
         let mut b = ConfigBuilder::preset("deduphr").unwrap();
-        for s in sets {
+        let deduphr = [
+            "dedup.enabled=true",
+            "staging.design=extra-chip",
+            "staging.policy=deduphr",
+        ];
+        for s in deduphr.iter().chain(sets) {
             b = b.set(s).unwrap();
         }
         b.build().unwrap_err().to_string()

@@ -23,6 +23,7 @@ fn scripted_with(
     extra: &[&str],
 ) -> Summary {
     let mut sets = vec![
+        "scheme=deduphr",
         "geometry.channels=2",
         "geometry.planes_per_die=1",
         "geometry.blocks_per_plane=64",
@@ -157,7 +158,8 @@ fn power_loss_drops_the_map_table_and_reads_go_home() {
 
 /// A small drive under a synthetic dedup workload heavy enough to run GC.
 const SYNTH: &str = "requests=30000,write_ratio=0.7,size_kib=4|8|16,iat_us=300,footprint_gib=0.2,zipf=0.9,dedup=0.5,dup_pool=0.01,seed=5";
-const SMALL: [&str; 4] = [
+const SMALL: [&str; 5] = [
+    "dedup.enabled=true",
     "geometry.blocks_per_plane=64",
     "precondition.fill=0.9",
     "precondition.pattern=random",
@@ -198,6 +200,7 @@ fn deduphr_redirects_more_conflicted_reads_than_hotr_at_equal_staging() {
     let run = |policy: &str| {
         let mut sets = SMALL.to_vec();
         sets.pop();
+        sets.push("staging.design=extra-chip");
         let p = format!("staging.policy={policy}");
         sets.push(&p);
         run_synth(&config("deduphr", &sets), SYNTH, 1, true)
@@ -217,6 +220,7 @@ fn deduphr_redirects_more_conflicted_reads_than_hotr_at_equal_staging() {
 fn power_loss_mid_run_keeps_verification_green() {
     let mut sets = SMALL.to_vec();
     sets.pop();
+    sets.push("scheme=deduphr");
     let cfg = config("deduphr", &sets);
     let spec: ssdlab::workload::synth::SynthSpec = SYNTH.parse().unwrap();
     let mut gen = spec.generate().unwrap();
@@ -239,7 +243,7 @@ fn power_loss_mid_run_keeps_verification_green() {
 
 #[test]
 fn the_real_fiu_trace_deduplicates_and_verifies() {
-    let sets = ["ftl.out_of_range=wrap"];
+    let sets = ["scheme=deduphr", "ftl.out_of_range=wrap"];
     let s = run_trace(&config("deduphr", &sets), "fiu_cheetah_10k.fiu", 10_000, 1).unwrap();
     let d = s.dedup.as_ref().unwrap();
     // SOURCE.md: 1,102 writes with 798 distinct MD5s in this window.
