@@ -31,7 +31,11 @@ pub enum Command {
     /// List the built-in presets (drives).
     Presets,
     /// List the schemes (policies) `--scheme` accepts, with what each sets.
-    Schemes,
+    Schemes {
+        /// Print the pair matrix (which pairs compose, which are refused and why) as Markdown.
+        #[arg(long)]
+        matrix: bool,
+    },
     /// Declarative experiments: run, report, plan jobs, collect results.
     Experiment {
         #[command(subcommand)]

@@ -35,13 +35,17 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Config {
             cmd: ConfigCmd::Show(a),
         } => {
-            print!("{}", build_config(&a)?.to_toml());
+            print!("{}", build_config(&a)?.to_toml_full());
             Ok(())
         }
         Command::Experiment { cmd } => experiment::dispatch(cmd),
         Command::RunSpec(a) => experiment::run_spec(a),
-        Command::Schemes => {
-            print!("{}", table::schemes());
+        Command::Schemes { matrix } => {
+            if matrix {
+                print!("{}", ssdlab::schemes::matrix_markdown());
+            } else {
+                print!("{}", table::schemes());
+            }
             Ok(())
         }
         Command::Presets => {

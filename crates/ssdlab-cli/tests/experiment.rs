@@ -280,3 +280,47 @@ fn the_quick_experiment_runs_and_reports() {
         .success()
         .stderr(contains("8 figures (0 points without results)"));
 }
+
+/// Committed results must match HEAD: a change that alters any point's config (or workload)
+/// hash must re-run the affected experiments in the same commit
+/// (`ssdlab experiment run experiments/<name>` re-runs exactly the stale points).
+#[test]
+fn committed_experiment_results_match_the_current_configs() {
+    let repo =
+        std::fs::canonicalize(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap();
+    let mut dirs = vec![];
+    for e in std::fs::read_dir(repo.join("experiments")).unwrap() {
+        let dir = e.unwrap().path();
+        for d in [dir.clone(), dir.join("fig7")] {
+            if d.join("experiment.toml").exists() {
+                dirs.push(d);
+            }
+        }
+    }
+    assert!(dirs.len() >= 6, "{dirs:?}");
+    for dir in dirs {
+        let spec = ssdlab::experiment::ExperimentSpec::load(&dir).unwrap();
+        let loaded = ssdlab::experiment::load_results(&spec, &dir);
+        let stale: Vec<&str> = loaded
+            .iter()
+            .filter(|(_, r)| r.is_none())
+            .map(|(p, _)| p.id.as_str())
+            .collect();
+        assert!(
+            stale.is_empty(),
+            "{}: {} of {} points have no current result (re-run `ssdlab experiment run {}`): {:?}",
+            dir.display(),
+            stale.len(),
+            loaded.len(),
+            dir.display(),
+            &stale[..stale.len().min(5)]
+        );
+        let stored = std::fs::read_dir(dir.join("results")).unwrap().count();
+        assert_eq!(
+            stored,
+            loaded.len(),
+            "{}: results without a point",
+            dir.display()
+        );
+    }
+}

@@ -707,6 +707,18 @@ impl Config {
         toml::to_string(self).expect("a validated config always serialises")
     }
 
+    /// The resolved configuration with every key, defaults included (what `config show`
+    /// prints). [`Config::to_toml`] leaves some defaults out so that config hashes stay stable
+    /// as keys are added; both load back to the same config.
+    pub fn to_toml_full(&self) -> String {
+        let mut full = parse_table(presets::DEFAULT_TOML, "built-in defaults")
+            .expect("the built-in defaults parse");
+        let own = parse_table(&self.to_toml(), "resolved configuration")
+            .expect("a serialised config parses");
+        merge(&mut full, own);
+        toml::to_string(&full).expect("a TOML table serialises")
+    }
+
     /// The schemes in force (parsed from [`Config::scheme`]).
     pub fn schemes(&self) -> Vec<&'static crate::schemes::Scheme> {
         self.scheme

@@ -199,6 +199,40 @@ pub fn label(cfg: &Config, requested: &[&Scheme]) -> Vec<&'static Scheme> {
     }
 }
 
+/// The pair matrix as Markdown: a grid of every pair (✓ runs, ✗ refused, · same scheme) and
+/// the refused pairs with their reasons. `docs/schemes/README.md` holds a copy (a test keeps
+/// it current).
+pub fn matrix_markdown() -> String {
+    let mut o = String::from("| | ");
+    let numbers: Vec<String> = (1..=SCHEMES.len()).map(|i| i.to_string()).collect();
+    o.push_str(&numbers.join(" | "));
+    o.push_str(" |\n|---|");
+    o.push_str(&"---|".repeat(SCHEMES.len()));
+    o.push('\n');
+    let mut refused = Vec::new();
+    for (i, a) in SCHEMES.iter().enumerate() {
+        o.push_str(&format!("| {} `{}` |", i + 1, a.name));
+        for (j, b) in SCHEMES.iter().enumerate() {
+            let cell = if i == j {
+                "·"
+            } else if let Some(reason) = conflict(a, b) {
+                if i < j {
+                    refused.push(format!("- `{}` + `{}`: {reason}", a.name, b.name));
+                }
+                "✗"
+            } else {
+                "✓"
+            };
+            o.push_str(&format!(" {cell} |"));
+        }
+        o.push('\n');
+    }
+    o.push_str("\nRefused pairs:\n\n");
+    o.push_str(&refused.join("\n"));
+    o.push('\n');
+    o
+}
+
 /// Joins scheme names with `+`.
 pub fn join(schemes: &[&Scheme]) -> String {
     schemes.iter().map(|s| s.name).collect::<Vec<_>>().join("+")

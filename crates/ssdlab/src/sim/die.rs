@@ -86,7 +86,9 @@ impl Simulation<'_> {
             && (op.preallocated || self.ftl.can_alloc(PlaneId(op.plane), Self::stream_of(op)))
     }
 
-    /// Lets the GC execution policy, if a scheme installed one, hide queue heads.
+    /// Lets the GC execution policy, if a scheme installed one, hide queue heads. Whatever
+    /// it says, an erase never overtakes a user read queued before it: that read may be of
+    /// the victim block, whose valid pages were remapped after it was queued.
     fn gate_gc(&mut self, die: usize, heads: Heads) -> Heads {
         let Some(gc) = self.policies.gc_exec.as_mut() else {
             return heads;
@@ -97,7 +99,16 @@ impl Simulation<'_> {
             .map(|p| p.free_blocks())
             .min()
             .unwrap_or(0);
-        gc.gate(heads, min_free)
+        let gated = gc.gate(heads, min_free);
+        let erase_head = self.dies[die]
+            .queues
+            .internal
+            .front()
+            .is_some_and(|&(_, id)| self.ops[id as usize].kind == OpKind::Erase);
+        match (heads.read, gated.internal) {
+            (Some(read), Some(internal)) if erase_head && read < internal => heads,
+            _ => gated,
+        }
     }
 
     /// Starts the next operation on an idle die, as the scheduling policy picks it.

@@ -9,6 +9,7 @@ mod hotr;
 mod invariants;
 mod md1;
 mod redundancy;
+mod schemes;
 mod shadow;
 mod suspension;
 mod timing;

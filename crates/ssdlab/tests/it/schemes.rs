@@ -1,0 +1,209 @@
+//! The scheme registry end to end: every scheme runs with verification and reports its own
+//! name; every pair either runs or is refused naming both schemes; `config show` output
+//! reloads to the same config.
+
+use crate::run_synth;
+use ssdlab::config::{Config, ConfigBuilder, ConfigError};
+use ssdlab::schemes::{self, Scheme, SCHEMES};
+
+/// A short mixed workload with shared contents (ignored by schemes without dedup).
+const MIX: &str = "requests=400,write_ratio=0.5,size_kib=4|8,iat_us=300,footprint_gib=0.01,zipf=0.8,dedup=0.3,seed=3";
+
+/// A small drive every scheme fits on: two channels (Rails mirrors one onto the other, TTFlash
+/// stripes 1+1), preconditioned so GC runs, with a device buffer unless dedup is in the set
+/// (the dedup layer refuses one) and a small host buffer where a ShadowGC scheme wants one.
+fn config(spec: &str) -> Result<Config, ConfigError> {
+    let chosen = schemes::parse(spec).map_err(|e| ConfigError::Scheme(e.0))?;
+    let mut b = ConfigBuilder::preset("tiny")?
+        .scheme(spec)
+        .set("geometry.channels=2")?
+        .set("ftl.over_provisioning=0.25")?
+        .set("precondition.fill=0.7")?
+        .set("precondition.pattern=random")?
+        .set("redundancy.ttflash_k=1")?;
+    let wants = |key: &str| chosen.iter().any(|s| s.sets.iter().any(|(k, _)| *k == key));
+    if !wants("dedup.enabled") {
+        b = b.set("buffer.device_pages=32")?;
+    }
+    if wants("buffer.host_pages") {
+        b = b.set("buffer.host_pages=32")?;
+    }
+    b.build()
+}
+
+/// The label a request should report: its schemes minus the baseline (unless alone) and
+/// minus those another requested scheme contains, in registry order.
+fn expected_label(chosen: &[&'static Scheme]) -> String {
+    let shown: Vec<&Scheme> = chosen
+        .iter()
+        .copied()
+        .filter(|s| s.name != "baseline")
+        .filter(|s| !chosen.iter().any(|o| o.implies.contains(&s.name)))
+        .collect();
+    if shown.is_empty() {
+        "baseline".into()
+    } else {
+        schemes::join(&shown)
+    }
+}
+
+fn run_verified(spec: &str) -> String {
+    let cfg = config(spec).unwrap_or_else(|e| panic!("--scheme {spec}: {e}"));
+    let s = run_synth(&cfg, MIX, 1, true);
+    assert_eq!(s.requests, 400, "--scheme {spec}");
+    s.scheme
+}
+
+#[test]
+fn every_scheme_runs_verified_and_reports_its_name() {
+    for s in SCHEMES {
+        assert_eq!(run_verified(s.name), s.name);
+    }
+}
+
+#[test]
+fn every_pair_runs_verified_or_is_refused_naming_both() {
+    let (mut ran, mut refused) = (0, 0);
+    for (i, a) in SCHEMES.iter().enumerate() {
+        for b in &SCHEMES[i + 1..] {
+            let spec = format!("{}+{}", a.name, b.name);
+            match schemes::parse(&spec) {
+                Ok(chosen) => {
+                    assert_eq!(run_verified(&spec), expected_label(&chosen), "{spec}");
+                    ran += 1;
+                }
+                Err(e) => {
+                    assert!(
+                        e.0.contains(&format!("`{}`", a.name))
+                            && e.0.contains(&format!("`{}`", b.name)),
+                        "{spec}: {e}"
+                    );
+                    refused += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(ran + refused, SCHEMES.len() * (SCHEMES.len() - 1) / 2);
+    assert!(ran > refused, "{ran} pairs ran, {refused} refused");
+}
+
+#[test]
+fn the_matrix_in_the_docs_is_current() {
+    let doc = std::fs::read_to_string(
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/schemes/README.md"),
+    )
+    .expect("docs/schemes/README.md exists");
+    assert!(
+        doc.contains(&schemes::matrix_markdown()),
+        "docs/schemes/README.md does not hold the current pair matrix: paste `ssdlab schemes --matrix`"
+    );
+}
+
+#[test]
+fn config_show_reloads_to_the_same_hash() {
+    for s in SCHEMES {
+        let cfg = config(s.name).unwrap();
+        let again = ConfigBuilder::preset("hotr")
+            .unwrap()
+            .overlay_toml(&cfg.to_toml_full(), "shown")
+            .unwrap()
+            .build()
+            .unwrap_or_else(|e| panic!("{}: {e}", s.name));
+        assert_eq!(cfg.hash(), again.hash(), "{}", s.name);
+        assert_eq!(cfg, again, "{}", s.name);
+    }
+}
+
+#[test]
+fn a_set_alone_reports_the_scheme_it_turns_on() {
+    let cfg = ConfigBuilder::preset("tiny")
+        .unwrap()
+        .set("geometry.channels=2")
+        .unwrap()
+        .set("staging.design=extra-chip")
+        .unwrap()
+        .set("suspend.policy=ipc")
+        .unwrap()
+        .build()
+        .unwrap();
+    assert_eq!(cfg.scheme, "hotr+ipc");
+}
+
+#[test]
+fn presets_enable_no_scheme() {
+    for p in ssdlab::config::PRESETS {
+        assert_eq!(
+            Config::preset(p.name).unwrap().scheme,
+            "baseline",
+            "{}",
+            p.name
+        );
+    }
+}
+
+#[test]
+fn a_requested_scheme_turned_off_by_a_set_is_refused() {
+    let e = ConfigBuilder::preset("tiny")
+        .unwrap()
+        .scheme("hotr")
+        .set("staging.design=none")
+        .unwrap()
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`hotr`") && e.contains("not in force"), "{e}");
+}
+
+#[test]
+fn scheme_parameters_are_validated_and_owned() {
+    let build = |scheme: Option<&str>, set: &str| {
+        let mut b = ConfigBuilder::preset("tiny").unwrap();
+        if let Some(s) = scheme {
+            b = b.scheme(s);
+        }
+        b.set(set).unwrap().build()
+    };
+    let cfg = build(Some("gc-preempt"), "gc-preempt.hard_floor=0.1").unwrap();
+    assert_eq!(cfg.param("gc-preempt", "hard_floor"), 0.1);
+    let e = build(Some("gc-preempt"), "gc-preempt.hard_floor=1.5").unwrap_err();
+    assert!(e.to_string().contains("gc-preempt.hard_floor = 1.5"), "{e}");
+    let e = build(Some("gc-preempt"), "gc-preempt.floor=0.1").unwrap_err();
+    assert!(e.to_string().contains("unknown parameter"), "{e}");
+    let e = build(None, "gc-preempt.hard_floor=0.1").unwrap_err();
+    assert!(e.to_string().contains("not selected"), "{e}");
+}
+
+#[test]
+fn preemptible_gc_defers_gc_behind_host_work() {
+    let sets = |scheme: &str| {
+        ConfigBuilder::preset("tiny")
+            .unwrap()
+            .scheme(scheme)
+            .set("precondition.fill=0.85")
+            .unwrap()
+            .set("precondition.pattern=random")
+            .unwrap()
+            .build()
+            .unwrap()
+    };
+    let run = |scheme: &str, iat_us: u32| {
+        let spec =
+            format!("requests=3000,write_ratio=0.5,iat_us={iat_us},footprint_gib=0.01,seed=4");
+        run_synth(&sets(scheme), &spec, 1, true)
+    };
+    // With idle time between bursts, GC moves out of the reads' way.
+    let (background, preempt) = (run("baseline", 1000), run("gc-preempt", 1000));
+    assert!(background.gc.count > 0 && preempt.gc.count > 0);
+    assert!(background.scheme_metrics.is_empty());
+    assert!(preempt.scheme_metrics["gc-preempt.deferred"] > 0.0);
+    assert!(
+        preempt.read_wait_us["gc"] < background.read_wait_us["gc"] / 2.0
+            && preempt.read.mean_us < background.read.mean_us,
+        "read wait behind GC: preemptible {} vs background {}",
+        preempt.read_wait_us["gc"],
+        background.read_wait_us["gc"]
+    );
+    // Saturated, the planes reach the floor and GC takes the die first.
+    let saturated = run("gc-preempt", 400);
+    assert!(saturated.scheme_metrics["gc-preempt.urgent"] > 0.0);
+}
