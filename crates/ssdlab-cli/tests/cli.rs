@@ -290,3 +290,73 @@ fn bad_inputs_exit_2_with_a_message() {
         .code(2)
         .stderr(contains("bogus"));
 }
+
+#[test]
+fn schemes_are_listed_selected_labelled_and_refused_by_name() {
+    ssdlab()
+        .arg("schemes")
+        .assert()
+        .success()
+        .stdout(contains("hotr"))
+        .stdout(contains("follows: hotr.txt"))
+        .stdout(contains("gc-preempt.hard_floor=0.005 (parameter)"));
+    let out = tmp("ttflash-rps.json");
+    ssdlab()
+        .args(["run", "--preset", "tiny", "--scheme", "rps+ttflash"])
+        .args(["--set", "geometry.channels=5", "--verify", "--trace"])
+        .arg(testdata("msr_hm_0.csv"))
+        .args(["--limit", "500", "--json"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(contains("scheme ttflash+rps"))
+        .stdout(contains("ttflash: "));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["scheme"], "ttflash+rps");
+    ssdlab()
+        .args(["run", "--preset", "tiny", "--scheme", "ips+ipc", "--synth"])
+        .arg("requests=10")
+        .assert()
+        .code(2)
+        .stderr(contains("`ips` and `ipc` cannot be combined"));
+}
+
+#[test]
+fn config_show_with_a_scheme_reloads_to_the_same_hash() {
+    let shown = ssdlab()
+        .args(["config", "show", "--preset", "hotr", "--scheme", "hotr+ipc"])
+        .output()
+        .unwrap();
+    assert!(shown.status.success());
+    let text = String::from_utf8(shown.stdout).unwrap();
+    for key in [
+        "scheme = \"hotr+ipc\"",
+        "refcount_threshold",
+        "max_queued_copies",
+        "rails_switch_us",
+        "host_pages",
+        "[shadow]",
+    ] {
+        assert!(text.contains(key), "config show lacks {key}");
+    }
+    let file = tmp("shown.toml");
+    std::fs::write(&file, &text).unwrap();
+    let hash = |args: &[&str]| {
+        let out = tmp("hash.json");
+        ssdlab()
+            .args(["run", "-q", "--synth", "requests=20", "--json"])
+            .arg(&out)
+            .args(args)
+            .assert()
+            .success();
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        v["config_hash"].as_str().unwrap().to_string()
+    };
+    let file = file.display().to_string();
+    assert_eq!(
+        hash(&["--preset", "hotr", "--scheme", "hotr+ipc"]),
+        hash(&["--preset", "tiny", "--config", &file])
+    );
+}

@@ -6,6 +6,14 @@ use crate::config::{Config, PeIdealization, SchedPolicy, SuspendPolicy};
 
 const IDEALISED: &str = "an idealised program/erase (PER, PE0) has no phases to suspend";
 
+/// What the idealisations refuse: every suspension scheme.
+const SUSPENSION: &[(&str, &str)] = &[
+    ("erase-suspend", IDEALISED),
+    ("ips", IDEALISED),
+    ("ipc", IDEALISED),
+    ("optimal", IDEALISED),
+];
+
 fn suspends(c: &Config, p: SuspendPolicy) -> bool {
     c.suspend.policy == p
 }
@@ -33,12 +41,7 @@ pub const PER: Scheme = Scheme {
         ("flash.pe_idealization", "\"per\""),
     ],
     implies: &["rps"],
-    excludes: &[
-        ("erase-suspend", IDEALISED),
-        ("ips", IDEALISED),
-        ("ipc", IDEALISED),
-        ("optimal", IDEALISED),
-    ],
+    excludes: SUSPENSION,
     active: Some(|c| c.flash.pe_idealization == PeIdealization::Per),
     params: &[],
     install: no_policy,
@@ -54,12 +57,7 @@ pub const PE0: Scheme = Scheme {
         ("flash.pe_idealization", "\"pe0\""),
     ],
     implies: &["rps"],
-    excludes: &[
-        ("erase-suspend", IDEALISED),
-        ("ips", IDEALISED),
-        ("ipc", IDEALISED),
-        ("optimal", IDEALISED),
-    ],
+    excludes: SUSPENSION,
     active: Some(|c| c.flash.pe_idealization == PeIdealization::Pe0),
     params: &[],
     install: no_policy,
