@@ -754,7 +754,7 @@ fn parse_table(text: &str, origin: &str) -> Result<toml::Table, ConfigError> {
 }
 
 /// Deep-merges `over` into `base`: tables merge key by key, other values replace.
-fn merge(base: &mut toml::Table, over: toml::Table) {
+pub(crate) fn merge(base: &mut toml::Table, over: toml::Table) {
     for (key, value) in over {
         match (base.get_mut(&key), value) {
             (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),

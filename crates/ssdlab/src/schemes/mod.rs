@@ -153,22 +153,17 @@ pub fn conflict(a: &Scheme, b: &Scheme) -> Option<String> {
 }
 
 /// The settings of the chosen schemes as one TOML table.
+///
+/// # Panics
+/// If a registered scheme's `key = value` is not TOML (a bug in its file; a unit test parses
+/// every scheme's settings).
 pub fn settings(chosen: &[&Scheme]) -> toml::Table {
     let mut table = toml::Table::new();
     for s in chosen {
         for (key, value) in s.sets {
-            let parsed: toml::Table = toml::from_str(&format!("v = {value}"))
+            let one: toml::Table = toml::from_str(&format!("{key} = {value}"))
                 .unwrap_or_else(|e| panic!("scheme {}: bad value for {key}: {e}", s.name));
-            let mut node = &mut table;
-            let parts: Vec<&str> = key.split('.').collect();
-            for part in &parts[..parts.len() - 1] {
-                node = node
-                    .entry(part.to_string())
-                    .or_insert_with(|| toml::Value::Table(toml::Table::new()))
-                    .as_table_mut()
-                    .expect("scheme keys are tables down to the last part");
-            }
-            node.insert(parts[parts.len() - 1].to_string(), parsed["v"].clone());
+            crate::config::merge(&mut table, one);
         }
     }
     table
