@@ -63,54 +63,54 @@ pub const PE0: Scheme = Scheme {
     install: no_policy,
 };
 
-/// Erase suspension only.
-pub const ERASE_SUSPEND: Scheme = Scheme {
-    name: "erase-suspend",
-    summary: "erases suspend for pending reads (programs do not), on RPS",
-    paper: "pe-suspension.txt §4.1 (erase suspension and resumption)",
-    sets: &[("sched.policy", "\"rps\""), ("suspend.policy", "\"erase\"")],
-    implies: &["rps"],
-    excludes: &[],
-    active: Some(|c| suspends(c, SuspendPolicy::Erase)),
-    params: &[],
-    install: no_policy,
-};
+/// A suspension scheme: `suspend.policy = $value` on read-priority scheduling (the paper's
+/// P/E suspension is built on RPS).
+macro_rules! suspension_scheme {
+    ($id:ident, $name:literal, $value:literal, $variant:ident, $paper:literal, $summary:literal) => {
+        #[doc = $summary]
+        pub const $id: Scheme = Scheme {
+            name: $name,
+            summary: $summary,
+            paper: $paper,
+            sets: &[("sched.policy", "\"rps\""), ("suspend.policy", $value)],
+            implies: &["rps"],
+            excludes: &[],
+            active: Some(|c| suspends(c, SuspendPolicy::$variant)),
+            params: &[],
+            install: no_policy,
+        };
+    };
+}
 
-/// Inter-Phase Suspension.
-pub const IPS: Scheme = Scheme {
-    name: "ips",
-    summary: "P/E suspension, Inter-Phase Suspension: programs stop at a phase boundary, on RPS",
-    paper: "pe-suspension.txt §4.2 (PES_IPS)",
-    sets: &[("sched.policy", "\"rps\""), ("suspend.policy", "\"ips\"")],
-    implies: &["rps"],
-    excludes: &[],
-    active: Some(|c| suspends(c, SuspendPolicy::Ips)),
-    params: &[],
-    install: no_policy,
-};
-
-/// Intra-Phase Cancellation.
-pub const IPC: Scheme = Scheme {
-    name: "ipc",
-    summary: "P/E suspension, Intra-Phase Cancellation: the running phase is cancelled, on RPS",
-    paper: "pe-suspension.txt §4.2 (PES_IPC)",
-    sets: &[("sched.policy", "\"rps\""), ("suspend.policy", "\"ipc\"")],
-    implies: &["rps"],
-    excludes: &[],
-    active: Some(|c| suspends(c, SuspendPolicy::Ipc)),
-    params: &[],
-    install: no_policy,
-};
-
-/// The optimal system: zero-cost preemption of programs and erases.
-pub const OPTIMAL: Scheme = Scheme {
-    name: "optimal",
-    summary: "optimal: a read never waits for a program or erase (zero-cost preemption), on RPS",
-    paper: "hotr.txt §II Fig. 1b (\"optimal\"); pe-suspension.txt's bound",
-    sets: &[("sched.policy", "\"rps\""), ("suspend.policy", "\"ideal\"")],
-    implies: &["rps"],
-    excludes: &[],
-    active: Some(|c| suspends(c, SuspendPolicy::Ideal)),
-    params: &[],
-    install: no_policy,
-};
+suspension_scheme!(
+    ERASE_SUSPEND,
+    "erase-suspend",
+    "\"erase\"",
+    Erase,
+    "pe-suspension.txt §4.1 (erase suspension and resumption)",
+    "erases suspend for pending reads (programs do not), on RPS"
+);
+suspension_scheme!(
+    IPS,
+    "ips",
+    "\"ips\"",
+    Ips,
+    "pe-suspension.txt §4.2 (PES_IPS)",
+    "P/E suspension, Inter-Phase Suspension: programs stop at a phase boundary, on RPS"
+);
+suspension_scheme!(
+    IPC,
+    "ipc",
+    "\"ipc\"",
+    Ipc,
+    "pe-suspension.txt §4.2 (PES_IPC)",
+    "P/E suspension, Intra-Phase Cancellation: the running phase is cancelled, on RPS"
+);
+suspension_scheme!(
+    OPTIMAL,
+    "optimal",
+    "\"ideal\"",
+    Ideal,
+    "hotr.txt §II Fig. 1b (\"optimal\"); pe-suspension.txt's bound",
+    "optimal: a read never waits for a program or erase (zero-cost preemption), on RPS"
+);
