@@ -58,5 +58,5 @@ pub const DEDUPHR: Scheme = Scheme {
     ],
     active: Some(deduphr_on),
     params: &[],
-    install: no_policy,
+    install: super::staging::install,
 };

@@ -1,6 +1,6 @@
 //! HotR: hot read pages copied to a staging space, conflicted reads served from the copy.
 
-use super::{no_policy, Scheme};
+use super::{staging, Scheme};
 use crate::config::{StagingDesign, StagingPolicy};
 
 pub(super) const STAGING_WITH_REDUNDANCY: &str =
@@ -23,5 +23,5 @@ pub const HOTR: Scheme = Scheme {
         c.staging.design != StagingDesign::None && c.staging.policy == StagingPolicy::Hotr
     }),
     params: &[],
-    install: no_policy,
+    install: staging::install,
 };

@@ -18,13 +18,18 @@ mod dedup;
 mod gc_preempt;
 mod hotr;
 mod policy;
-mod redundancy;
+mod rails;
 mod registry;
 mod scheduling;
 mod shadowgc;
+mod staging;
+mod ttflash;
 mod voltage;
 
-pub use policy::{GcExec, Policies};
+pub use policy::{
+    DieGate, GcExec, GcRelocate, HostMap, Lifecycle, OwnedOps, Policies, Policy, ProgramLevel,
+    ReadRoute, Relocation, Route, WriteFanout,
+};
 pub use registry::SCHEMES;
 
 use crate::config::Config;

@@ -1,9 +1,29 @@
 //! The policy slots schemes fill. The core calls these traits at its decision points and
 //! names no scheme; a slot left empty means the core's default behaviour.
+//!
+//! Two kinds of slot:
+//! * Stateless or self-contained decisions the core asks in its innermost loops: [`GcExec`]
+//!   (how GC shares a die with host work) and [`DieGate`] (whether a die may start programs
+//!   and erases now).
+//! * A scheme's policy object ([`Policy`]), which may keep state and queue its own flash work.
+//!   It is the sum of small traits, one per seam, each with defaults that leave the core's
+//!   behaviour unchanged: [`ReadRoute`] (where a host read is served), [`WriteFanout`] (what a
+//!   placed program or an erase adds: mirrors, parity, refresh timers), [`HostMap`] (a layer
+//!   between host pages and FTL pages: dedup), [`GcRelocate`] (what GC moves and where),
+//!   [`OwnedOps`] (completions of the operations it queued, its timers) and [`Lifecycle`]
+//!   (start, power loss, verification, its report).
+//!
+//! A policy reaches the core only through [`Ctx`]: what it asks for is done in order once it
+//! returns, so policies never re-enter the core.
 
 use super::Scheme;
+use crate::buffer::Hotness;
 use crate::config::Config;
+use crate::flash::Level;
+use crate::metrics::{Metrics, Summary};
 use crate::sched::Heads;
+use crate::sim::{Ctx, Notice, Op, SimError};
+use crate::verify::VerifyError;
 
 /// How GC work shares a die with host work (MQSim's GC execution modes).
 pub trait GcExec: Send {
@@ -17,17 +37,184 @@ pub trait GcExec: Send {
     }
 }
 
+/// Whether a die may start programs and erases now (reads always may).
+pub trait DieGate: Send {
+    /// True: `die` holds its programs and erases at time `now_ns`.
+    fn holds(&self, die: usize, now_ns: u64) -> bool;
+}
+
+/// Which threshold-voltage level a program uses.
+pub trait ProgramLevel: Send {
+    /// Level of data written before the trace (the drive was formatted under this policy).
+    fn fill_level(&self) -> Level {
+        Level::Normal
+    }
+    /// Level of a host page leaving the device buffer with hotness `class` (`None`: a write
+    /// that bypasses the buffer).
+    fn level(&self, class: Option<Hotness>) -> Level;
+    /// Whether a clean page leaving the buffer with `class` is rewritten at the high level.
+    fn rewrite_clean(&self, _class: Hotness) -> bool {
+        false
+    }
+    /// Levels the drive keeps open blocks for.
+    fn levels(&self) -> &'static [Level] {
+        &[Level::Normal]
+    }
+}
+
+/// Where a host read page is served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// Queue it as it stands (the policy may have pointed it at another copy).
+    Queue,
+    /// Queue it and call [`ReadRoute::served`] when it is done.
+    QueueAndTell,
+    /// The policy serves it itself (it completes through [`Ctx::finish_read`]).
+    Taken,
+}
+
+/// Where a host read is served: at home, from a copy, or rebuilt.
+pub trait ReadRoute {
+    /// Decides for `op` (a user read at its home location, `home_die`); `conflicted`: the home
+    /// die is running or has queued ahead of it a program or erase.
+    fn route(
+        &mut self,
+        _cx: &mut Ctx,
+        _op: &mut Op,
+        _home_die: usize,
+        _conflicted: bool,
+    ) -> Result<Route, SimError> {
+        Ok(Route::Queue)
+    }
+    /// A read routed with [`Route::QueueAndTell`] is done.
+    fn served(&mut self, _cx: &mut Ctx, _op: &Op) {}
+}
+
+/// What a placed program or a GC erase adds (mirror programs, parity, refresh timers), and
+/// what other policies announce.
+pub trait WriteFanout {
+    /// Program `id` (a user, GC or scheme program) has just been given its page.
+    fn placed(&mut self, _cx: &mut Ctx, _id: u32) {}
+    /// Another part of the drive announces `n`.
+    fn notice(&mut self, _cx: &mut Ctx, _n: Notice) {}
+}
+
+/// A layer between host pages and the FTL's pages (dedup: content ids).
+pub trait HostMap {
+    /// Host logical pages, if this layer defines them.
+    fn host_pages(&self) -> Option<u32> {
+        None
+    }
+    /// The FTL page a host read of `lpn` goes to.
+    fn read(&mut self, _cx: &mut Ctx, lpn: u32) -> Result<u32, SimError> {
+        Ok(lpn)
+    }
+    /// A host write of `lpn` (content fingerprint `print`) in request `req`: the FTL page to
+    /// store, or `None` when the layer completes the page itself.
+    fn write(
+        &mut self,
+        _cx: &mut Ctx,
+        _req: u32,
+        lpn: u32,
+        _print: Option<u64>,
+    ) -> Result<Option<u32>, SimError> {
+        Ok(Some(lpn))
+    }
+    /// A program of FTL page `lpn` finished (the controller's hold on it may be gone).
+    fn programmed(&mut self, _cx: &mut Ctx, _lpn: u32) {}
+    /// Called around one host request: `before` is the layer's counter when it started.
+    fn request_mark(&self) -> Option<u64> {
+        None
+    }
+    /// Accounts a finished host request of `pages` pages (`before` from `request_mark`).
+    fn request_done(&self, _m: &mut Metrics, _read: bool, _pages: u64, _before: u64) {}
+}
+
+/// How GC relocates one valid page.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Relocation {
+    /// Take the data from the device buffer (a program only).
+    pub from_buffer: bool,
+    /// Program it into the plane's dedicated (shadow) blocks.
+    pub dedicated: bool,
+}
+
+/// What GC moves and how.
+pub trait GcRelocate {
+    /// How to move `lpn`; `refresh`: the job refreshes a fast block rather than collecting.
+    fn relocation(&mut self, _cx: &mut Ctx, _lpn: u32, _refresh: bool) -> Relocation {
+        Relocation::default()
+    }
+    /// A block due for refresh on `plane`, claimed as its next GC victim.
+    fn claim_refresh(&mut self, _cx: &mut Ctx, _plane: u32) -> Option<u32> {
+        None
+    }
+}
+
+/// Completions of the operations a policy queued, and its timers.
+pub trait OwnedOps {
+    /// An operation made with [`Ctx::blank_op`] by this policy is done.
+    fn done(&mut self, _cx: &mut Ctx, _op: &Op) -> Result<(), SimError> {
+        Ok(())
+    }
+    /// A timer set with [`Ctx::timer`] fell due.
+    fn timer(&mut self, _cx: &mut Ctx, _a: u32, _b: u32) {}
+    /// `die` is idle with nothing it may start.
+    fn idle(&mut self, _cx: &mut Ctx, _die: usize) {}
+}
+
+/// Start, power loss, verification and the policy's part of the report.
+pub trait Lifecycle {
+    /// Once, after preconditioning, before the first request.
+    fn start(&mut self, _cx: &mut Ctx) -> Result<(), SimError> {
+        Ok(())
+    }
+    /// Simulated power loss and restart.
+    fn power_loss(&mut self, _cx: &mut Ctx) {}
+    /// Whether the policy holds a newer version of `lpn` than flash (end-of-run check).
+    fn holds_newer(&self, _lpn: u32) -> bool {
+        false
+    }
+    /// End-of-run consistency checks of the policy's own state.
+    fn verify(&self) -> Result<(), VerifyError> {
+        Ok(())
+    }
+    /// Physical space over that of the same drive without the scheme.
+    fn space_factor(&self) -> Option<f64> {
+        None
+    }
+    /// Fills the policy's sections of the summary.
+    fn report(&self, _m: &Metrics, _s: &mut Summary) {}
+}
+
+/// A scheme's policy object: every seam trait (most left at their defaults).
+pub trait Policy:
+    ReadRoute + WriteFanout + HostMap + GcRelocate + OwnedOps + Lifecycle + Send
+{
+}
+
+impl<T: ReadRoute + WriteFanout + HostMap + GcRelocate + OwnedOps + Lifecycle + Send> Policy for T {}
+
 /// The policy objects of the schemes in force.
 #[derive(Default)]
 pub struct Policies {
     /// GC execution mode; `None`: background GC, queued like any other work.
     pub gc_exec: Option<Box<dyn GcExec>>,
+    /// Die gating; `None`: programs and erases may start whenever the scheduler picks them.
+    pub gate: Option<Box<dyn DieGate>>,
+    /// Program levels; `None`: every program at the normal level.
+    pub level: Option<Box<dyn ProgramLevel>>,
+    /// Stateful policy objects, in registry order (an entry is empty while it is being called).
+    pub list: Vec<Option<Box<dyn Policy>>>,
 }
 
 impl std::fmt::Debug for Policies {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Policies")
             .field("gc_exec", &self.gc_exec.is_some())
+            .field("gate", &self.gate.is_some())
+            .field("level", &self.level.is_some())
+            .field("list", &self.list.len())
             .finish()
     }
 }
@@ -51,5 +238,10 @@ impl Policies {
             visit(s, &mut p);
         }
         p
+    }
+
+    /// Adds a stateful policy object.
+    pub fn push(&mut self, policy: Box<dyn Policy>) {
+        self.list.push(Some(policy));
     }
 }

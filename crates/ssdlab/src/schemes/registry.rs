@@ -1,7 +1,9 @@
 //! Every scheme, in the order `ssdlab schemes` lists them and composed labels name them
 //! (placement and GC schemes before scheduling ones: `hotr+ipc`).
 
-use super::{baseline, dedup, gc_preempt, hotr, redundancy, scheduling, shadowgc, voltage, Scheme};
+use super::{
+    baseline, dedup, gc_preempt, hotr, rails, scheduling, shadowgc, ttflash, voltage, Scheme,
+};
 
 /// The registry. Adding a scheme: one file in `schemes/` and one line here.
 pub static SCHEMES: &[&Scheme] = &[
@@ -9,8 +11,8 @@ pub static SCHEMES: &[&Scheme] = &[
     &hotr::HOTR,
     &dedup::DEDUP,
     &dedup::DEDUPHR,
-    &redundancy::RAILS,
-    &redundancy::TTFLASH,
+    &rails::RAILS,
+    &ttflash::TTFLASH,
     &shadowgc::GGC,
     &shadowgc::GREEDY_DELAY,
     &shadowgc::GREEDY_SEPARATION,

@@ -2,7 +2,7 @@
 //! anything below them (HotR / DedupHR staging, Rails, TTFlash, the FTL) sees them, so every
 //! scheme works below deduplication as in the paper's evaluation.
 
-use super::{Event, SimError, Simulation};
+use super::{Event, Notice, SimError, Simulation};
 use crate::verify::VerifyError;
 
 impl Simulation<'_> {
@@ -42,7 +42,10 @@ impl Simulation<'_> {
             self.content_released(old, count);
         }
         if out.duplicate {
-            self.staging_refcount(out.cid, out.count);
+            self.notify(Notice::RefCount {
+                cid: out.cid,
+                count: out.count,
+            });
             let at = self.now + self.cfg.dedup.fingerprint_ns;
             self.schedule(at, Event::PageDone { req });
             return Ok(None);
@@ -53,12 +56,12 @@ impl Simulation<'_> {
     /// A content lost a reference and has `count` left. At 0 it is trimmed, or, if a program
     /// of it is in flight, once that program is done.
     fn content_released(&mut self, cid: u32, count: u32) {
-        self.staging_refcount(cid, count);
+        self.notify(Notice::RefCount { cid, count });
         if count > 0 {
             return;
         }
-        // A dead content's HotR copy and R-LRU entry go too.
-        self.hotr_write(cid);
+        // A dead content's staged copy goes too.
+        self.notify(Notice::Written(cid));
         if self.pending_writes.contains_key(&cid) {
             self.dying.insert(cid);
         } else {

@@ -83,7 +83,7 @@ impl Simulation<'_> {
     fn program_ready(&self, die: usize, id: u32) -> bool {
         let op = &self.ops[id as usize];
         self.dies[die].cache_op == NONE
-            && (op.preallocated || self.ftl.can_alloc(PlaneId(op.plane), Self::stream_of(op)))
+            && (op.ppn != NONE || self.ftl.can_alloc(PlaneId(op.plane), Self::stream_of(op)))
     }
 
     /// Lets the GC execution policy, if a scheme installed one, hide queue heads. Whatever
@@ -143,7 +143,7 @@ impl Simulation<'_> {
             let ready = |e: &&(u64, u32)| {
                 let op = &self.ops[e.1 as usize];
                 op.kind == OpKind::Read
-                    || (!self.rails_gated(die)
+                    || (!self.gated(die)
                         && (op.kind != OpKind::Program || self.program_ready(die, e.1)))
             };
             let heads = Heads {
@@ -153,7 +153,7 @@ impl Simulation<'_> {
             };
             let heads = self.gate_gc(die, heads);
             let Some(kind) = self.sched.pick(heads) else {
-                self.rails_wake(die);
+                self.die_idle(die);
                 return;
             };
             let queues = &mut self.dies[die].queues;
@@ -279,7 +279,8 @@ impl Simulation<'_> {
                         occupancy[c as usize] - op.snapshot[c as usize];
                 }
             }
-            if kind == OpKind::Program && !self.ops[id as usize].preallocated {
+            // A program queued with its page (a scheme's copy or mirror) keeps it.
+            if kind == OpKind::Program && self.ops[id as usize].ppn == NONE {
                 let ppn = self
                     .ftl
                     .alloc(PlaneId(plane), stream, now)
@@ -313,7 +314,7 @@ impl Simulation<'_> {
             let mut id = leader;
             while id != NONE {
                 self.start_gc(self.ops[id as usize].plane);
-                self.redundancy_after_program(id);
+                self.program_placed(id);
                 id = self.ops[id as usize].next;
             }
         }

@@ -116,7 +116,7 @@ impl Simulation<'_> {
         let die = op.die as usize;
         let id = self.new_op(op);
         self.enqueue(die, QueueKind::Internal, id);
-        self.mirror_erase(self.gc_jobs[plane as usize].block);
+        self.notify(super::Notice::Erasing(self.gc_jobs[plane as usize].block));
     }
 
     /// The victim is erased: it rejoins the free pool and GC on the plane may start again.

@@ -189,9 +189,7 @@ impl Simulation<'_> {
             next: NONE,
             pages: 1,
             level: crate::flash::Level::Normal,
-            preallocated: false,
-            pending: 0,
-            migrate: false,
+            owner: super::ctx::NO_OWNER,
             shadow: false,
             queued_at: SimTime::ZERO,
         }
@@ -245,19 +243,7 @@ impl Simulation<'_> {
         if running || queued {
             self.metrics.read_pages_blocked += 1;
         }
-        match self.hotr_route(lpn, home_die, running || queued) {
-            super::hotr::Route::Home => {}
-            super::hotr::Route::HomeThenCopy => op.migrate = true,
-            super::hotr::Route::Copy(copy) => {
-                let block = self.read_copy_at(&mut op, copy);
-                op.level = self.ftl.blocks[block].level;
-            }
-        }
-        if let Some(twin) = self.rails_route(lpn, op.ppn, home_die, running || queued) {
-            // The twin was programmed at the primary's level: keep it.
-            self.read_copy_at(&mut op, twin);
-        }
-        if self.ttflash_rebuild(op.clone(), home_die, running || queued)? {
+        if !self.route_read(&mut op, home_die, running || queued)? {
             return Ok(None);
         }
         let die = op.die as usize;
@@ -267,9 +253,9 @@ impl Simulation<'_> {
         Ok(Some(die))
     }
 
-    /// Points a read at another physical copy of its page (a HotR staged copy, a Rails twin);
+    /// Points a read at another physical copy of its page (a staged copy, a mirror twin);
     /// returns the copy's block.
-    fn read_copy_at(&self, op: &mut Op, ppn: u32) -> usize {
+    pub(super) fn read_copy_at(&self, op: &mut Op, ppn: u32) -> usize {
         let block = self.geo.block_of(crate::flash::Ppn(ppn)).0 as usize;
         op.ppn = ppn;
         op.plane = self.geo.plane_of(crate::flash::Ppn(ppn)).0;
@@ -288,10 +274,10 @@ impl Simulation<'_> {
                 self.ops[d.op as usize].kind,
                 OpKind::Program | OpKind::Erase
             );
-        // Programs and erases held back on a Rails read set do not hold reads up.
+        // Programs and erases a scheme holds back on the die do not hold reads up.
         let queued = self.sched.read_queues_behind_program_erase()
             && d.queues.queued_program_erase > 0
-            && !self.rails_gated(die);
+            && !self.gated(die);
         (running, queued)
     }
 
@@ -324,7 +310,7 @@ impl Simulation<'_> {
     /// evicts), else straight to flash. Returns the die it queued work on, if any.
     pub(super) fn store_page(&mut self, req: u32, lpn: u32) -> Option<usize> {
         let version = self.ftl.map.next_version(lpn);
-        self.hotr_write(lpn);
+        self.notify(super::Notice::Written(lpn));
         if self.buffer.is_some() {
             return self.buffer_write(req, lpn);
         }

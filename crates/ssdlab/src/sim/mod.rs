@@ -4,15 +4,16 @@
 //! `host`, `die` and `gc`) read and update them and push new events.
 
 mod buffered;
+mod ctx;
 mod dedup;
 mod die;
 mod gc;
 mod host;
-mod hotr;
 mod phases;
-mod redundancy;
 mod shadow;
 mod suspend;
+
+pub use ctx::{Ctx, Notice};
 
 use crate::config::{Config, HostMode};
 use crate::engine::EventQueue;
@@ -82,8 +83,8 @@ enum Event {
     SuspendPoint { die: u32, generation: u32 },
     /// A page served by the device buffer is done (after the DRAM access).
     PageDone { req: u32 },
-    /// Rails role switching: the halves swap roles.
-    RailsSwitch,
+    /// A scheme's timer (see `Ctx::timer`).
+    Timer { owner: u8, a: u32, b: u32 },
     /// A unique written page has been fingerprinted (dedup with a fingerprinting cost).
     Fingerprinted { req: u32, cid: u32 },
     /// Simulated power loss.
@@ -96,24 +97,25 @@ enum Event {
 
 /// A flash operation, queued on or running on a die.
 #[derive(Debug, Clone)]
-struct Op {
-    kind: OpKind,
-    cause: Cause,
-    die: u32,
-    plane: u32,
-    lpn: u32,
-    /// Read source or program destination (`NONE` for reads of never-written pages).
-    ppn: u32,
-    /// GC move source.
-    src: u32,
+pub struct Op {
+    pub(crate) kind: OpKind,
+    pub(crate) cause: Cause,
+    pub(crate) die: u32,
+    pub(crate) plane: u32,
+    pub(crate) lpn: u32,
+    /// Read source or program destination (`NONE` for reads of never-written pages, and for
+    /// programs until they are given a page; a program queued with one keeps it).
+    pub(crate) ppn: u32,
+    /// GC move source; the scheme's own use for operations a scheme queued.
+    pub(crate) src: u32,
     /// Programs: version written. User reads: newest version at arrival (the least acceptable).
-    version: u32,
+    pub(crate) version: u32,
     /// Erase count of the read page's block when the read was queued (it must not change).
-    erase_epoch: u32,
-    req: u32,
-    transfer: bool,
-    snapshot: [u64; OpClass::COUNT],
-    started: SimTime,
+    pub(crate) erase_epoch: u32,
+    pub(crate) req: u32,
+    pub(crate) transfer: bool,
+    pub(crate) snapshot: [u64; OpClass::COUNT],
+    pub(crate) started: SimTime,
     bus_wait_from: SimTime,
     bus_wait_ns: u64,
     /// Next member of a multi-plane gang (`NONE` = last); the die holds the leader.
@@ -121,15 +123,11 @@ struct Op {
     /// Pages in the gang this op leads (1 for a single-plane operation).
     pages: u32,
     /// When it entered its die queue.
-    queued_at: SimTime,
+    pub(crate) queued_at: SimTime,
     /// Threshold-voltage level: of the page read, or to program with.
-    level: crate::flash::Level,
-    /// A program whose page was chosen when it was queued (HotR staging copy, Rails mirror).
-    preallocated: bool,
-    /// Rebuilt read (TTFlash): reconstruction reads still outstanding.
-    pending: u32,
-    /// HotR: copy this read page to staging once it is read.
-    migrate: bool,
+    pub(crate) level: crate::flash::Level,
+    /// The policy told of its completion (`ctx::NO_OWNER`: none).
+    pub(crate) owner: u8,
     /// GC: relocate into the plane's dedicated (shadow) blocks.
     shadow: bool,
 }
@@ -205,10 +203,6 @@ pub struct Simulation<'w> {
     refresh_pending: Vec<Vec<u32>>,
     /// Level of data written before the trace (preconditioning, never-written pages).
     fill_level: crate::flash::Level,
-    /// HotR, when a staging space is configured.
-    hotr: Option<hotr::HotR>,
-    /// Rails / TTFlash state.
-    redundancy: redundancy::Redundancy,
     /// Per logical page with data in flight to flash (held by the controller meanwhile): the
     /// number of such programs and the newest version among them.
     pending_writes: FxHashMap<u32, (u32, u32)>,
@@ -224,6 +218,8 @@ pub struct Simulation<'w> {
     workload: &'w mut Requests<'w>,
     progress: Option<Progress<'w>>,
     precondition_wall_s: f64,
+    /// An error met where it could not be returned; the run stops after the current event.
+    failed: Option<SimError>,
 }
 
 impl<'w> Simulation<'w> {
@@ -270,7 +266,7 @@ impl<'w> Simulation<'w> {
                 .collect();
             ftl.open_streams(&streams)?;
         }
-        let sim = Simulation {
+        let mut sim = Simulation {
             timing: Timing::new(&cfg.flash, &cfg.voltage)
                 .with_fast_program(cfg.shadow.fast_program_us),
             now: SimTime::ZERO,
@@ -295,9 +291,6 @@ impl<'w> Simulation<'w> {
             twin_dropped: Default::default(),
             refresh_pending: vec![Vec::new(); geo.planes() as usize],
             fill_level,
-            redundancy: redundancy::Redundancy::new(cfg, &geo, &mut ftl),
-            hotr: (cfg.staging.design != crate::config::StagingDesign::None)
-                .then(|| hotr::HotR::new(cfg, &geo)),
             pending_writes: FxHashMap::default(),
             dedup: if cfg.dedup.enabled {
                 Some(crate::dedup::Dedup::new(
@@ -315,11 +308,13 @@ impl<'w> Simulation<'w> {
             workload,
             progress: None,
             precondition_wall_s: started.elapsed().as_secs_f64(),
+            failed: None,
             cfg: cfg.clone(),
             opts,
             geo,
             ftl,
         };
+        sim.each_policy::<()>(|p, cx| p.start(cx).map(|()| None))?;
         if opts.verify {
             verify::check_ftl(&sim.ftl, &|_| false)?;
         }
@@ -356,9 +351,9 @@ impl<'w> Simulation<'w> {
                 }
                 Event::BusDone { ch } => self.on_bus_done(ch)?,
                 Event::PageDone { req } => self.page_done(req),
-                Event::RailsSwitch => self.on_rails_switch(),
+                Event::Timer { owner, a, b } => self.on_timer(owner, a, b),
                 Event::Fingerprinted { req, cid } => self.on_fingerprinted(req, cid),
-                Event::PowerLoss => self.on_power_loss(),
+                Event::PowerLoss => self.on_power_loss()?,
                 Event::RefreshDue { block, epoch } => self.on_refresh_due(block, epoch),
                 Event::EccDone { op } => self.on_ecc_done(op),
                 Event::SuspendPoint { die, generation } => {
@@ -366,6 +361,9 @@ impl<'w> Simulation<'w> {
                         self.on_suspend_point(die as usize);
                     }
                 }
+            }
+            if let Some(e) = self.failed.take() {
+                return Err(e);
             }
             if self.events_handled & 0xFFFF == 0 {
                 if let Some(f) = self.progress.as_mut() {
@@ -398,10 +396,14 @@ impl<'w> Simulation<'w> {
 
     /// Simulated power loss and restart: volatile replication state is lost (see `hotr`), and
     /// the buffers and fast blocks are handled as `shadow` describes.
-    fn on_power_loss(&mut self) {
+    fn on_power_loss(&mut self) -> Result<(), SimError> {
         self.metrics.staging.power_losses += 1;
-        self.staging_power_loss();
+        self.each_policy::<()>(|p, cx| {
+            p.power_loss(cx);
+            Ok(None)
+        })?;
         self.shadow_restart();
+        Ok(())
     }
 
     /// A program of `version` of `lpn` is in flight: the controller holds its data.
@@ -429,23 +431,14 @@ impl<'w> Simulation<'w> {
         self.cfg.host.mode == HostMode::Closed
     }
 
-    /// Physical space over that of the same drive without the scheme's extra space.
+    /// Physical space over that of the same drive without the schemes' extra space.
     fn space_factor(&self) -> f64 {
-        let g = &self.geo;
-        if self.cfg.redundancy.scheme == crate::config::RedundancyScheme::Ttflash {
-            let k = f64::from(self.cfg.redundancy.ttflash_k);
-            return (k + 1.0) / k;
-        }
-        if self.cfg.redundancy.scheme == crate::config::RedundancyScheme::Rails {
-            return f64::from(g.pages()) / f64::from(g.data_pages());
-        }
-        let data = f64::from(g.data_pages());
-        let staging =
-            crate::ftl::staging_blocks(&self.cfg, g).len() as f64 * f64::from(g.pages_per_block);
-        match self.cfg.staging.design {
-            crate::config::StagingDesign::ExtraChip => f64::from(g.pages()) / data,
-            _ => 1.0 + staging / f64::from(g.pages()),
-        }
+        self.policies
+            .list
+            .iter()
+            .flatten()
+            .find_map(|p| p.space_factor())
+            .unwrap_or(1.0)
     }
 
     /// Wear weight of one erase per level: the level's summed state voltages over the normal's.
@@ -485,7 +478,7 @@ impl<'w> Simulation<'w> {
         } else {
             flash.programs as f64 / m.write_pages as f64
         };
-        Summary {
+        let mut s = Summary {
             tool: format!("ssdlab {}", env!("CARGO_PKG_VERSION")),
             config_hash: self.cfg.hash(),
             seed: self.opts.seed,
@@ -512,12 +505,7 @@ impl<'w> Simulation<'w> {
             pe: crate::metrics::summary_pe(&m.pe),
             buffer: crate::metrics::summary_buffer(&m.buffer, m.read_pages),
             voltage: crate::metrics::summary_voltage(&m.levels, self.wear_weights()),
-            staging: crate::metrics::summary_staging(
-                &m.staging,
-                m.read_pages,
-                self.hotr.as_ref().map_or(0, |h| h.copies() as u64),
-                self.hotr.as_ref().map_or(0, hotr::HotR::capacity_pages),
-            ),
+            staging: crate::metrics::summary_staging(&m.staging, m.read_pages, 0, 0),
             dedup: self.dedup.as_ref().map(|d| {
                 crate::metrics::summary_dedup(
                     &d.stats,
@@ -555,6 +543,10 @@ impl<'w> Simulation<'w> {
                 self.events_handled,
                 m.requests,
             ),
+        };
+        for p in self.policies.list.iter().flatten() {
+            p.report(m, &mut s);
         }
+        s
     }
 }

@@ -158,9 +158,12 @@ impl Simulation<'_> {
         lv.read_pages[op.level as usize] += 1;
         lv.read_ns[op.level as usize] += self.now.since(op.queued_at);
         self.buffer_fill(op.lpn);
-        if op.migrate {
-            let home = self.geo.die_of_plane(crate::flash::PlaneId(op.plane)).0;
-            self.hotr_copy(op, home);
+        if op.owner != super::ctx::NO_OWNER {
+            let r = self.with_policy::<()>(op.owner, |p, cx| {
+                p.served(cx, op);
+                Ok(None)
+            });
+            self.stash(r);
         }
         self.metrics.read_pages_flash += 1;
         self.metrics.read_bus_wait_ns += op.bus_wait_ns;
@@ -172,11 +175,7 @@ impl Simulation<'_> {
     fn finish_one(&mut self, op: &Op) -> Result<(), SimError> {
         match (op.kind, op.cause) {
             (OpKind::Read, Cause::User) => self.finish_read(op)?,
-            (_, Cause::Redundancy) => self.redundancy_done(op)?,
-            (OpKind::Program, Cause::Migration) if op.preallocated => {
-                self.metrics.levels.programs[op.level as usize] += 1;
-                self.hotr_copy_done(op);
-            }
+            _ if op.owner != super::ctx::NO_OWNER => self.owned_done(op)?,
             (OpKind::Program, Cause::Migration) => {
                 self.metrics.levels.programs[op.level as usize] += 1;
                 if op.src == NONE {
@@ -205,8 +204,10 @@ impl Simulation<'_> {
                 self.metrics.levels.programs[op.level as usize] += 1;
                 self.gc_program_done(op);
             }
-            (OpKind::Erase, Cause::Migration) => self.hotr_erase_done(op.src),
-            (OpKind::Erase, _) => self.gc_erase_done(op.plane)?,
+            (OpKind::Erase, Cause::Gc) => self.gc_erase_done(op.plane)?,
+            (_, Cause::Redundancy) | (OpKind::Erase, _) => {
+                unreachable!("only policies queue redundancy work and non-GC erases")
+            }
         }
         Ok(())
     }
