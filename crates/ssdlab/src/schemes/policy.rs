@@ -122,7 +122,11 @@ pub trait HostMap {
     }
     /// A program of FTL page `lpn` finished (the controller's hold on it may be gone).
     fn programmed(&mut self, _cx: &mut Ctx, _lpn: u32) {}
-    /// Called around one host request: `before` is the layer's counter when it started.
+    /// References to FTL page `cid`, if this layer counts them.
+    fn references(&self, _cid: u32) -> Option<u32> {
+        None
+    }
+    /// The layer's counter before a host request (passed back to `request_done`).
     fn request_mark(&self) -> Option<u64> {
         None
     }
@@ -206,6 +210,8 @@ pub struct Policies {
     pub level: Option<Box<dyn ProgramLevel>>,
     /// Stateful policy objects, in registry order (an entry is empty while it is being called).
     pub list: Vec<Option<Box<dyn Policy>>>,
+    /// Index in `list` of the policy that maps host pages ([`HostMap`]), if one does.
+    pub host_map: Option<u8>,
 }
 
 impl std::fmt::Debug for Policies {
@@ -243,5 +249,12 @@ impl Policies {
     /// Adds a stateful policy object.
     pub fn push(&mut self, policy: Box<dyn Policy>) {
         self.list.push(Some(policy));
+    }
+
+    /// Adds the policy object that maps host pages to the FTL's (at most one).
+    pub fn push_host_map(&mut self, policy: Box<dyn Policy>) {
+        assert!(self.host_map.is_none(), "one host-page layer at most");
+        self.host_map = Some(self.list.len() as u8);
+        self.push(policy);
     }
 }

@@ -113,7 +113,10 @@ impl<'s, 'w> Ctx<'s, 'w> {
 
     /// References to content `cid`, when a dedup layer counts them.
     pub fn references(&self, cid: u32) -> Option<u32> {
-        self.sim.dedup.as_ref().map(|d| d.count(cid))
+        let p = &self.sim.policies;
+        p.host_map
+            .and_then(|i| p.list[i as usize].as_ref())
+            .and_then(|p| p.references(cid))
     }
 
     /// A queued or running operation.

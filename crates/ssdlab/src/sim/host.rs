@@ -122,31 +122,20 @@ impl Simulation<'_> {
         // Queue every page first, then dispatch, so the pages of one request can share a
         // multi-plane operation.
         let mut touched = std::mem::take(&mut self.touched_dies);
-        let duplicates = self.dedup.as_ref().map(|d| d.stats.duplicate_pages);
+        let mark = self.map_mark();
         for page in first..end {
             let lpn = (page % logical) as u32;
             let die = if read {
                 self.read_page(req, lpn)?
             } else {
-                let print = r
-                    .content
-                    .map(|c| crate::dedup::page_fingerprint(c, page - first));
-                self.write_page(req, lpn, print)?
+                self.write_page(req, lpn, r.page_print(page - first))?
             };
             if let Some(d) = die.filter(|d| !touched.contains(d)) {
                 touched.push(d);
             }
         }
-        if let (Some(before), Some(d)) = (duplicates, &self.dedup) {
-            let m = &mut self.metrics.dedup;
-            if read {
-                m.read_requests += 1;
-            } else {
-                m.write_requests += 1;
-                if d.stats.duplicate_pages - before < end - first {
-                    m.write_requests_to_flash += 1;
-                }
-            }
+        if let Some(before) = mark {
+            self.map_request_done(read, end - first, before);
         }
         for &d in &touched {
             self.try_dispatch(d);
@@ -205,7 +194,7 @@ impl Simulation<'_> {
         if let Some(d) = flushed {
             self.try_dispatch(d);
         }
-        let lpn = self.dedup_read(lpn)?;
+        let lpn = self.map_read(lpn)?;
         if self.buffer_read_hit(req, lpn) {
             return Ok(None);
         }
@@ -293,16 +282,9 @@ impl Simulation<'_> {
         if self.host_buffer.is_some() {
             return Ok(self.host_write(req, lpn));
         }
-        let Some(lpn) = self.dedup_write(req, lpn, print)? else {
+        let Some(lpn) = self.map_write(req, lpn, print)? else {
             return Ok(None);
         };
-        let delay = self.cfg.dedup.fingerprint_ns;
-        if self.dedup.is_some() && delay > 0 {
-            // The controller holds the data while it is fingerprinted.
-            self.pending_add(lpn, 0);
-            self.schedule(self.now + delay, Event::Fingerprinted { req, cid: lpn });
-            return Ok(None);
-        }
         Ok(self.store_page(req, lpn))
     }
 
@@ -371,7 +353,7 @@ impl Simulation<'_> {
     pub(super) fn write_page_done(&mut self, lpn: u32, req: u32) -> Result<(), SimError> {
         self.pending_done(lpn);
         self.host.outstanding_write_pages -= 1;
-        self.dedup_program_done(lpn);
+        self.map_programmed(lpn);
         if req != NONE {
             self.page_done(req);
         }

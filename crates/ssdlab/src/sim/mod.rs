@@ -5,10 +5,10 @@
 
 mod buffered;
 mod ctx;
-mod dedup;
 mod die;
 mod gc;
 mod host;
+mod hostmap;
 mod phases;
 mod shadow;
 mod suspend;
@@ -85,8 +85,6 @@ enum Event {
     PageDone { req: u32 },
     /// A scheme's timer (see `Ctx::timer`).
     Timer { owner: u8, a: u32, b: u32 },
-    /// A unique written page has been fingerprinted (dedup with a fingerprinting cost).
-    Fingerprinted { req: u32, cid: u32 },
     /// Simulated power loss.
     PowerLoss,
     /// A fast-mode block's refresh falls due (if its erase count is still `epoch`).
@@ -206,10 +204,6 @@ pub struct Simulation<'w> {
     /// Per logical page with data in flight to flash (held by the controller meanwhile): the
     /// number of such programs and the newest version among them.
     pending_writes: FxHashMap<u32, (u32, u32)>,
-    /// The dedup layer, if enabled.
-    dedup: Option<crate::dedup::Dedup>,
-    /// Contents whose last reference went while a program of them was in flight.
-    dying: rustc_hash::FxHashSet<u32>,
     /// Scratch list of dies a request queued work on.
     touched_dies: Vec<usize>,
     seq: u64,
@@ -292,15 +286,6 @@ impl<'w> Simulation<'w> {
             refresh_pending: vec![Vec::new(); geo.planes() as usize],
             fill_level,
             pending_writes: FxHashMap::default(),
-            dedup: if cfg.dedup.enabled {
-                Some(crate::dedup::Dedup::new(
-                    ftl.map.logical_pages(),
-                    opts.verify,
-                )?)
-            } else {
-                None
-            },
-            dying: Default::default(),
             touched_dies: Vec::new(),
             seq: 0,
             host: HostState::default(),
@@ -352,7 +337,6 @@ impl<'w> Simulation<'w> {
                 Event::BusDone { ch } => self.on_bus_done(ch)?,
                 Event::PageDone { req } => self.page_done(req),
                 Event::Timer { owner, a, b } => self.on_timer(owner, a, b),
-                Event::Fingerprinted { req, cid } => self.on_fingerprinted(req, cid),
                 Event::PowerLoss => self.on_power_loss()?,
                 Event::RefreshDue { block, epoch } => self.on_refresh_due(block, epoch),
                 Event::EccDone { op } => self.on_ecc_done(op),
@@ -386,9 +370,8 @@ impl<'w> Simulation<'w> {
                     || dropped.contains(&lpn)
             };
             verify::check_ftl(&self.ftl, &newer)?;
-            if let Some(d) = &self.dedup {
-                d.check(&|cid| self.dying.contains(&cid))
-                    .map_err(VerifyError)?;
+            for p in self.policies.list.iter().flatten() {
+                p.verify()?;
             }
         }
         Ok(self.summary(started.elapsed().as_secs_f64()))
@@ -506,14 +489,7 @@ impl<'w> Simulation<'w> {
             buffer: crate::metrics::summary_buffer(&m.buffer, m.read_pages),
             voltage: crate::metrics::summary_voltage(&m.levels, self.wear_weights()),
             staging: crate::metrics::summary_staging(&m.staging, m.read_pages, 0, 0),
-            dedup: self.dedup.as_ref().map(|d| {
-                crate::metrics::summary_dedup(
-                    &d.stats,
-                    &m.dedup,
-                    d.live_contents(),
-                    d.contents_by_refcount(),
-                )
-            }),
+            dedup: None,
             shadow,
             redundancy: crate::metrics::summary_redundancy(&m.redundancy, m.read_pages),
             cost: {

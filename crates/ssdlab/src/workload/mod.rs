@@ -29,5 +29,12 @@ pub struct Request {
     pub content: Option<u128>,
 }
 
+impl Request {
+    /// Content fingerprint of page `k` of the request, if the trace gives contents.
+    pub fn page_print(&self, k: u64) -> Option<u64> {
+        self.content.map(|c| crate::dedup::page_fingerprint(c, k))
+    }
+}
+
 /// Any source of requests (trace reader or generator).
 pub type Requests<'a> = dyn Iterator<Item = Result<Request, trace::TraceError>> + 'a;

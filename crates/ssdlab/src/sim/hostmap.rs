@@ -1,0 +1,67 @@
+//! The host-page layer a scheme may put between host pages and the FTL's (see
+//! `schemes::HostMap`): the core asks it where reads go and what writes store.
+
+use super::{SimError, Simulation};
+
+impl Simulation<'_> {
+    /// Host logical pages (the layer's, or the FTL's without one).
+    pub(super) fn host_pages(&self) -> u32 {
+        self.policies
+            .host_map
+            .and_then(|i| self.policies.list[i as usize].as_ref())
+            .and_then(|p| p.host_pages())
+            .unwrap_or_else(|| self.ftl.map.logical_pages())
+    }
+
+    /// The FTL page a host read of `lpn` goes to.
+    pub(super) fn map_read(&mut self, lpn: u32) -> Result<u32, SimError> {
+        let Some(i) = self.policies.host_map else {
+            return Ok(lpn);
+        };
+        let out = self.with_policy(i, |p, cx| p.read(cx, lpn).map(Some))?;
+        Ok(out.expect("the layer answers"))
+    }
+
+    /// The FTL page a host write of `lpn` (content print `print`) stores, or `None` if the
+    /// layer completes it itself.
+    pub(super) fn map_write(
+        &mut self,
+        req: u32,
+        lpn: u32,
+        print: Option<u64>,
+    ) -> Result<Option<u32>, SimError> {
+        let Some(i) = self.policies.host_map else {
+            return Ok(Some(lpn));
+        };
+        let out = self.with_policy(i, |p, cx| p.write(cx, req, lpn, print).map(Some))?;
+        Ok(out.expect("the layer answers"))
+    }
+
+    /// A program of FTL page `lpn` finished.
+    pub(super) fn map_programmed(&mut self, lpn: u32) {
+        if let Some(i) = self.policies.host_map {
+            let r = self.with_policy::<()>(i, |p, cx| {
+                p.programmed(cx, lpn);
+                Ok(None)
+            });
+            self.stash(r);
+        }
+    }
+
+    /// The layer's counter before a host request.
+    pub(super) fn map_mark(&self) -> Option<u64> {
+        let i = self.policies.host_map?;
+        self.policies.list[i as usize].as_ref()?.request_mark()
+    }
+
+    /// Accounts a finished host request with the layer.
+    pub(super) fn map_request_done(&mut self, read: bool, pages: u64, before: u64) {
+        if let Some(p) = self
+            .policies
+            .host_map
+            .and_then(|i| self.policies.list[i as usize].as_ref())
+        {
+            p.request_done(&mut self.metrics, read, pages, before);
+        }
+    }
+}
