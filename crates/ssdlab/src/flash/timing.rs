@@ -66,13 +66,20 @@ pub struct Timing {
     pub level_read_ns: [u64; 3],
     /// Read transfer time by level (more sensing levels, more bits to move).
     pub level_transfer_ns: [u64; 3],
+    /// The controller's ECC decode of a page read off the chip before it is reprogrammed
+    /// (GC relocation; copy-back skips it).
+    pub ecc_decode_ns: u64,
 }
 
 impl Timing {
-    /// The same times with fast-mode programs taking `us`.
-    pub fn with_fast_program(mut self, us: f64) -> Self {
-        self.fast_program_ns = us_to_ns(us);
-        self
+    /// Times of a resolved config: the flash and voltage sections, fast-mode programs
+    /// (`shadow.fast_program_us`) and ECC decoding (`shadow.ecc_decode_us`).
+    pub fn of(cfg: &crate::config::Config) -> Self {
+        Timing {
+            fast_program_ns: us_to_ns(cfg.shadow.fast_program_us),
+            ecc_decode_ns: us_to_ns(cfg.shadow.ecc_decode_us),
+            ..Timing::new(&cfg.flash, &cfg.voltage)
+        }
     }
 
     /// Times of a resolved flash and voltage config.
@@ -94,6 +101,7 @@ impl Timing {
                 .map(|k| us_to_ns(f.read_us * k)),
             level_transfer_ns: [v.low_transfer_factor, 1.0, v.high_transfer_factor]
                 .map(|k| us_to_ns(f.transfer_us * k)),
+            ecc_decode_ns: 0,
         }
     }
 }

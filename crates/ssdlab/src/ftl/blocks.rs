@@ -51,7 +51,7 @@ impl Stream {
         }
     }
     /// GC relocations of zombie pages into dedicated blocks, keeping `level`.
-    pub fn shadow(level: Level) -> Self {
+    pub fn dedicated(level: Level) -> Self {
         Stream {
             gc: true,
             shadow: true,

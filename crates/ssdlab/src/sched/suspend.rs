@@ -190,6 +190,7 @@ mod tests {
             buffer_reload_ns: 3_000,
             level_read_ns: [10_000; 3],
             level_transfer_ns: [20_000; 3],
+            ecc_decode_ns: 0,
         }
     }
 

@@ -6,7 +6,7 @@
 //! (`staging.rs`) with its reference-count trigger on top of this layer.
 
 use super::hotr::STAGING_WITH_REDUNDANCY;
-use super::policy::{GcRelocate, HostMap, Lifecycle, OwnedOps, ReadRoute, WriteFanout};
+use super::policy::{GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, WriteFanout};
 use super::{Policies, Scheme};
 use crate::config::{Config, StagingDesign, StagingPolicy};
 use crate::dedup::Dedup;
@@ -226,3 +226,4 @@ impl Lifecycle for Layer {
 impl ReadRoute for Layer {}
 impl WriteFanout for Layer {}
 impl GcRelocate for Layer {}
+impl HostCache for Layer {}

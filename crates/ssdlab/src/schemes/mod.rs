@@ -27,8 +27,8 @@ mod ttflash;
 mod voltage;
 
 pub use policy::{
-    DieGate, GcExec, GcRelocate, HostMap, Lifecycle, OwnedOps, Policies, Policy, ProgramLevel,
-    ReadRoute, Relocation, Route, WriteFanout,
+    CacheRead, CacheWrite, DieGate, GcExec, GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps,
+    Policies, Policy, ProgramLevel, ReadRoute, Relocation, Route, WriteFanout,
 };
 pub use registry::SCHEMES;
 

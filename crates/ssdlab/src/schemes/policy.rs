@@ -9,7 +9,8 @@
 //!   It is the sum of small traits, one per seam, each with defaults that leave the core's
 //!   behaviour unchanged: [`ReadRoute`] (where a host read is served), [`WriteFanout`] (what a
 //!   placed program or an erase adds: mirrors, parity, refresh timers), [`HostMap`] (a layer
-//!   between host pages and FTL pages: dedup), [`GcRelocate`] (what GC moves and where),
+//!   between host pages and FTL pages: dedup), [`HostCache`] (a host-side page cache in front
+//!   of the device: ShadowGC's), [`GcRelocate`] (what GC moves and where),
 //!   [`OwnedOps`] (completions of the operations it queued, its timers) and [`Lifecycle`]
 //!   (start, power loss, verification, its report).
 //!
@@ -20,6 +21,7 @@ use super::Scheme;
 use crate::buffer::Hotness;
 use crate::config::Config;
 use crate::flash::Level;
+use crate::ftl::blocks::Stream;
 use crate::metrics::{Metrics, Summary};
 use crate::sched::Heads;
 use crate::sim::{Ctx, Notice, Op, SimError};
@@ -43,7 +45,7 @@ pub trait DieGate: Send {
     fn holds(&self, die: usize, now_ns: u64) -> bool;
 }
 
-/// Which threshold-voltage level a program uses.
+/// Which threshold-voltage level a program uses (HVC, LVC, HIRE).
 pub trait ProgramLevel: Send {
     /// Level of data written before the trace (the drive was formatted under this policy).
     fn fill_level(&self) -> Level {
@@ -93,6 +95,8 @@ pub trait ReadRoute {
 /// What a placed program or a GC erase adds (mirror programs, parity, refresh timers), and
 /// what other policies announce.
 pub trait WriteFanout {
+    /// A program took the first page of `block`.
+    fn block_opened(&mut self, _cx: &mut Ctx, _block: u32) {}
     /// Program `id` (a user, GC or scheme program) has just been given its page.
     fn placed(&mut self, _cx: &mut Ctx, _id: u32) {}
     /// Another part of the drive announces `n`.
@@ -134,6 +138,47 @@ pub trait HostMap {
     fn request_done(&self, _m: &mut Metrics, _read: bool, _pages: u64, _before: u64) {}
 }
 
+/// What a host-side cache did with a host read page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheRead {
+    /// Not cached: the device serves it.
+    Miss,
+    /// Served from the cache (the policy completed the page).
+    Hit,
+    /// Not cached, and caching it evicted dirty page `.0`: the device stores that page as part
+    /// of this request (the policy counted the extra page), then serves the read.
+    MissWritingBack(u32),
+}
+
+/// What a host-side cache did with a host write page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheWrite {
+    /// No cache: the device stores it.
+    Through,
+    /// Held in the cache (the policy completed the page).
+    Absorbed,
+    /// Held in the cache, which wrote back dirty page `.0`: the device stores that page and
+    /// the request waits for it.
+    WriteBack(u32),
+}
+
+/// A host-side page cache in front of the device (ShadowGC's host buffer).
+pub trait HostCache {
+    /// A host read of `lpn` in request `req`.
+    fn cache_read(&mut self, _cx: &mut Ctx, _req: u32, _lpn: u32) -> CacheRead {
+        CacheRead::Miss
+    }
+    /// A host write of `lpn` in request `req`.
+    fn cache_write(&mut self, _cx: &mut Ctx, _req: u32, _lpn: u32) -> CacheWrite {
+        CacheWrite::Through
+    }
+    /// The device buffer evicts dirty page `lpn` (completing `req` when it is stored): true if
+    /// the policy drops it instead (and completes `req` itself).
+    fn drop_evicted(&mut self, _cx: &mut Ctx, _lpn: u32, _req: u32) -> bool {
+        false
+    }
+}
+
 /// How GC relocates one valid page.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Relocation {
@@ -173,8 +218,15 @@ pub trait Lifecycle {
     fn start(&mut self, _cx: &mut Ctx) -> Result<(), SimError> {
         Ok(())
     }
-    /// Simulated power loss and restart.
+    /// Write streams to open on every plane besides the host streams (`fill`: the level of
+    /// preconditioned data).
+    fn extra_streams(&self, _fill: Level) -> Vec<Stream> {
+        Vec::new()
+    }
+    /// Simulated power loss: volatile state is lost.
     fn power_loss(&mut self, _cx: &mut Ctx) {}
+    /// Restart after a power loss, once the device buffer's flush is queued.
+    fn restarted(&mut self, _cx: &mut Ctx) {}
     /// Whether the policy holds a newer version of `lpn` than flash (end-of-run check).
     fn holds_newer(&self, _lpn: u32) -> bool {
         false
@@ -193,11 +245,14 @@ pub trait Lifecycle {
 
 /// A scheme's policy object: every seam trait (most left at their defaults).
 pub trait Policy:
-    ReadRoute + WriteFanout + HostMap + GcRelocate + OwnedOps + Lifecycle + Send
+    ReadRoute + WriteFanout + HostMap + HostCache + GcRelocate + OwnedOps + Lifecycle + Send
 {
 }
 
-impl<T: ReadRoute + WriteFanout + HostMap + GcRelocate + OwnedOps + Lifecycle + Send> Policy for T {}
+impl<T> Policy for T where
+    T: ReadRoute + WriteFanout + HostMap + HostCache + GcRelocate + OwnedOps + Lifecycle + Send
+{
+}
 
 /// The policy objects of the schemes in force.
 #[derive(Default)]
@@ -212,6 +267,8 @@ pub struct Policies {
     pub list: Vec<Option<Box<dyn Policy>>>,
     /// Index in `list` of the policy that maps host pages ([`HostMap`]), if one does.
     pub host_map: Option<u8>,
+    /// Index in `list` of the host-side cache ([`HostCache`]), if there is one.
+    pub host_cache: Option<u8>,
 }
 
 impl std::fmt::Debug for Policies {
@@ -249,6 +306,40 @@ impl Policies {
     /// Adds a stateful policy object.
     pub fn push(&mut self, policy: Box<dyn Policy>) {
         self.list.push(Some(policy));
+    }
+
+    /// Adds the policy object that caches host pages in front of the device (at most one).
+    pub fn push_host_cache(&mut self, policy: Box<dyn Policy>) {
+        assert!(self.host_cache.is_none(), "one host cache at most");
+        self.host_cache = Some(self.list.len() as u8);
+        self.push(policy);
+    }
+
+    /// Level of data written before the trace.
+    pub fn fill_level(&self) -> Level {
+        self.level
+            .as_ref()
+            .map_or(Level::Normal, |l| l.fill_level())
+    }
+
+    /// Streams every plane keeps open in service: the host stream at each level a program
+    /// may use, then the schemes' own.
+    pub fn streams(&self) -> Vec<Stream> {
+        let levels = self
+            .level
+            .as_ref()
+            .map_or(&[Level::Normal][..], |l| l.levels());
+        let fill = self.fill_level();
+        levels
+            .iter()
+            .map(|&l| Stream::user(l))
+            .chain(
+                self.list
+                    .iter()
+                    .flatten()
+                    .flat_map(|p| p.extra_streams(fill)),
+            )
+            .collect()
     }
 
     /// Adds the policy object that maps host pages to the FTL's (at most one).

@@ -12,7 +12,7 @@
 //!   host write completes when the primary has it.
 
 use super::policy::{
-    DieGate, GcRelocate, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, WriteFanout,
+    DieGate, GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, WriteFanout,
 };
 use super::{Policies, Scheme};
 use crate::config::{Config, RedundancyScheme};
@@ -255,3 +255,4 @@ impl OwnedOps for Rails {
 
 impl HostMap for Rails {}
 impl GcRelocate for Rails {}
+impl HostCache for Rails {}

@@ -20,7 +20,9 @@
 //! * Power loss (`Event::PowerLoss`): the Map_table, the R-LRU lists and every staging copy are
 //!   lost; blocks holding copies are erased before reuse; reads keep going home.
 
-use super::policy::{GcRelocate, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, WriteFanout};
+use super::policy::{
+    GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, WriteFanout,
+};
 use super::Policies;
 use crate::buffer::LruBuffer;
 use crate::config::{Config, StagingDesign, StagingPolicy};
@@ -489,3 +491,4 @@ impl Lifecycle for Staging {
 
 impl HostMap for Staging {}
 impl GcRelocate for Staging {}
+impl HostCache for Staging {}

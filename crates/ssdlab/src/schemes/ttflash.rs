@@ -8,7 +8,9 @@
 //! * Parity pages are written but not mapped (space and programs are charged; their contents
 //!   are not modelled) — see docs/schemes/ttflash.md.
 
-use super::policy::{GcRelocate, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, WriteFanout};
+use super::policy::{
+    GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, WriteFanout,
+};
 use super::{Policies, Scheme};
 use crate::config::{Config, RedundancyScheme};
 use crate::flash::{DieId, Ppn};
@@ -151,3 +153,4 @@ impl Lifecycle for TtFlash {
 
 impl HostMap for TtFlash {}
 impl GcRelocate for TtFlash {}
+impl HostCache for TtFlash {}

@@ -1,7 +1,62 @@
 //! Threshold-voltage controllers (hire.txt): faster reads against less wear.
+//!
+//! HVC and LVC program every page (and formatted the drive) at the high or low level. HIRE
+//! classes each page leaving the device buffer by its hit counts: read-hot pages are
+//! programmed at the high level (fast reads), write-hot ones at the low level (less wear),
+//! mixed ones at the normal level; a clean read-hot page leaving the buffer is rewritten at the
+//! high level if `voltage.rewrite_clean_read_hot` (the data is in DRAM: a program only).
 
-use super::{no_policy, Scheme};
-use crate::config::VoltagePolicy;
+use super::{Policies, ProgramLevel, Scheme};
+use crate::buffer::Hotness;
+use crate::config::{Config, VoltagePolicy};
+use crate::flash::Level;
+
+fn install(cfg: &Config, p: &mut Policies) {
+    p.level = Some(Box::new(Controller {
+        policy: cfg.voltage.policy,
+        rewrite_clean_read_hot: cfg.voltage.rewrite_clean_read_hot,
+    }));
+}
+
+/// The level slot's object.
+#[derive(Debug, Clone, Copy)]
+struct Controller {
+    policy: VoltagePolicy,
+    rewrite_clean_read_hot: bool,
+}
+
+impl ProgramLevel for Controller {
+    fn fill_level(&self) -> Level {
+        match self.policy {
+            VoltagePolicy::Hvc => Level::High,
+            VoltagePolicy::Lvc => Level::Low,
+            VoltagePolicy::Baseline | VoltagePolicy::Hire => Level::Normal,
+        }
+    }
+
+    fn level(&self, class: Option<Hotness>) -> Level {
+        match (self.policy, class) {
+            (VoltagePolicy::Hire, Some(Hotness::ReadHot)) => Level::High,
+            (VoltagePolicy::Hire, Some(Hotness::WriteHot)) => Level::Low,
+            _ => self.fill_level(),
+        }
+    }
+
+    fn rewrite_clean(&self, class: Hotness) -> bool {
+        self.policy == VoltagePolicy::Hire
+            && self.rewrite_clean_read_hot
+            && class == Hotness::ReadHot
+    }
+
+    fn levels(&self) -> &'static [Level] {
+        match self.policy {
+            VoltagePolicy::Hvc => &[Level::High],
+            VoltagePolicy::Lvc => &[Level::Low],
+            VoltagePolicy::Baseline => &[Level::Normal],
+            VoltagePolicy::Hire => &Level::ALL,
+        }
+    }
+}
 
 /// Every page programmed at the high threshold-voltage level.
 pub const HVC: Scheme = Scheme {
@@ -13,7 +68,7 @@ pub const HVC: Scheme = Scheme {
     excludes: &[],
     active: Some(|c| c.voltage.policy == VoltagePolicy::Hvc),
     params: &[],
-    install: no_policy,
+    install,
 };
 
 /// Every page programmed at the low threshold-voltage level.
@@ -26,7 +81,7 @@ pub const LVC: Scheme = Scheme {
     excludes: &[],
     active: Some(|c| c.voltage.policy == VoltagePolicy::Lvc),
     params: &[],
-    install: no_policy,
+    install,
 };
 
 /// HIRE: the device buffer classes evicted pages and picks their level.
@@ -39,5 +94,5 @@ pub const HIRE: Scheme = Scheme {
     excludes: &[],
     active: Some(|c| c.voltage.policy == VoltagePolicy::Hire),
     params: &[],
-    install: no_policy,
+    install,
 };

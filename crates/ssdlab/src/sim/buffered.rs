@@ -1,9 +1,8 @@
-//! The device buffer on the host path and the threshold-voltage level of every program
-//! (hire.txt): hits served from DRAM, evictions classified and flushed, levels chosen by policy.
+//! The device buffer on the host path and the threshold-voltage level of every program: hits
+//! served from DRAM, evictions classified and flushed, levels chosen by the level slot.
 
 use super::{Event, Simulation};
 use crate::buffer::{Evicted, Hotness};
-use crate::config::VoltagePolicy;
 use crate::flash::{Level, Ppn};
 use crate::ftl::alloc::AllocView;
 use crate::ftl::mapping::NONE;
@@ -12,14 +11,10 @@ use crate::sched::{Cause, OpKind, QueueKind};
 impl Simulation<'_> {
     /// The level a page is programmed with, given its hotness class when it left the buffer.
     pub(super) fn level_for(&self, class: Option<Hotness>) -> Level {
-        match (self.cfg.voltage.policy, class) {
-            (VoltagePolicy::Baseline, _) => Level::Normal,
-            (VoltagePolicy::Hvc, _) => Level::High,
-            (VoltagePolicy::Lvc, _) => Level::Low,
-            (VoltagePolicy::Hire, Some(Hotness::ReadHot)) => Level::High,
-            (VoltagePolicy::Hire, Some(Hotness::WriteHot)) => Level::Low,
-            (VoltagePolicy::Hire, _) => Level::Normal,
-        }
+        self.policies
+            .level
+            .as_ref()
+            .map_or(Level::Normal, |l| l.level(class))
     }
 
     /// Completes a page of `req` after one DRAM access (a buffer hit).
@@ -75,23 +70,26 @@ impl Simulation<'_> {
         }
     }
 
-    /// A page left the buffer: classify it; flush it if dirty (completing `req`); rewrite it at
-    /// the high level if it is clean and read-hot under HIRE. Returns the die it queued work on.
+    /// A page left the buffer: classify it; flush it if dirty (completing `req`) unless the
+    /// host-side cache drops it; rewrite it at the high level if it is clean and the level
+    /// slot asks for it. Returns the die it queued work on.
     fn evicted(&mut self, e: Evicted, req: u32) -> Option<usize> {
         let class = e.hotness(self.cfg.voltage.hot_threshold);
         self.metrics.buffer.evictions[usize::from(e.dirty)] += 1;
         self.metrics.buffer.classes[class as usize] += 1;
         let level = self.level_for(Some(class));
-        if e.dirty && self.drop_twin(e.lpn, req) {
+        if e.dirty && self.cache_drops(e.lpn, req) {
             return None;
         }
         if e.dirty {
             let version = self.ftl.map.newest(e.lpn);
             return Some(self.flash_write(req, e.lpn, version, level));
         }
-        let rewrite = self.cfg.voltage.policy == VoltagePolicy::Hire
-            && self.cfg.voltage.rewrite_clean_read_hot
-            && class == Hotness::ReadHot;
+        let rewrite = self
+            .policies
+            .level
+            .as_ref()
+            .is_some_and(|l| l.rewrite_clean(class));
         let ppn = self.ftl.map.ppn(e.lpn);
         if !rewrite || self.pending_writes.contains_key(&e.lpn) {
             return None;

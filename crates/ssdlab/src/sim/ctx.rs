@@ -41,8 +41,8 @@ pub(super) enum Cmd {
     PageDone(u32),
     FinishRead(Box<Op>),
     Store(u32, u32),
-    FlashWrite(u32, u32, Level),
     Notify(Notice),
+    Call(u8, u32, u32),
 }
 
 /// The core, as a policy sees it.
@@ -184,6 +184,10 @@ impl<'s, 'w> Ctx<'s, 'w> {
         let owner = self.owner;
         self.cmds.push(Cmd::At(at, Event::Timer { owner, a, b }));
     }
+    /// Calls the policy's `timer(a, b)` now, in order with its other actions.
+    pub fn call(&mut self, a: u32, b: u32) {
+        self.cmds.push(Cmd::Call(self.owner, a, b));
+    }
     /// One page of `req` is done at `at`.
     pub fn page_done_at(&mut self, at: SimTime, req: u32) {
         self.cmds.push(Cmd::At(at, Event::PageDone { req }));
@@ -204,10 +208,6 @@ impl<'s, 'w> Ctx<'s, 'w> {
     /// Stores a written page of `req` (device buffer or flash).
     pub fn store(&mut self, req: u32, lpn: u32) {
         self.cmds.push(Cmd::Store(req, lpn));
-    }
-    /// Programs `version` of `lpn` at `level`, completing no request.
-    pub fn flash_write(&mut self, lpn: u32, version: u32, level: Level) {
-        self.cmds.push(Cmd::FlashWrite(lpn, version, level));
     }
     /// Tells every policy.
     pub fn notify(&mut self, n: Notice) {
@@ -236,11 +236,8 @@ impl Simulation<'_> {
                         self.try_dispatch(die);
                     }
                 }
-                Cmd::FlashWrite(lpn, version, level) => {
-                    let die = self.flash_write(crate::ftl::mapping::NONE, lpn, version, level);
-                    self.try_dispatch(die);
-                }
                 Cmd::Notify(n) => self.notify(n),
+                Cmd::Call(owner, a, b) => self.on_timer(owner, a, b),
             }
         }
         Ok(())
@@ -283,9 +280,13 @@ impl Simulation<'_> {
     }
 
     /// Keeps the first error of a step that cannot return one (the run stops after the event).
-    pub(super) fn stash<T>(&mut self, r: Result<T, SimError>) {
-        if let Err(e) = r {
-            self.failed.get_or_insert(e);
+    pub(super) fn stash<T>(&mut self, r: Result<T, SimError>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.failed.get_or_insert(e);
+                None
+            }
         }
     }
 

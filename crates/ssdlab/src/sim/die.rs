@@ -35,7 +35,7 @@ impl Simulation<'_> {
     pub(super) fn stream_of(op: &Op) -> Stream {
         match op.cause {
             Cause::User | Cause::Migration | Cause::Redundancy => Stream::user(op.level),
-            Cause::Gc if op.shadow => Stream::shadow(op.level),
+            Cause::Gc if op.dedicated => Stream::dedicated(op.level),
             Cause::Gc => Stream::gc(op.level),
         }
     }
@@ -286,7 +286,9 @@ impl Simulation<'_> {
                     .alloc(PlaneId(plane), stream, now)
                     .expect("dispatch checked that the stream can allocate");
                 self.ops[id as usize].ppn = ppn.0;
-                self.schedule_refresh(ppn.0);
+                if self.geo.page_in_block(ppn) == 0 {
+                    self.block_opened(self.geo.block_of(ppn).0);
+                }
             }
             self.metrics.flash_op(cause, kind);
             id = next;

@@ -1,20 +1,17 @@
 //! Garbage collection as timed internal work: victim page reads, relocation programs, erase.
 
-use super::{GcJob, Op, SimError, Simulation};
+use super::{Event, GcJob, Op, SimError, Simulation};
 use crate::flash::{BlockId, PlaneId, Ppn};
 use crate::sched::{Cause, OpKind, QueueKind};
+use crate::schemes::Relocation;
 use crate::verify;
 
 impl Simulation<'_> {
     /// Starts GC on `plane` if it is at its free-block threshold and not already collecting.
     pub(super) fn start_gc(&mut self, plane: u32) {
-        let refresh = if self.refresh_pending[plane as usize].is_empty() {
-            None
-        } else {
-            self.claim_refresh(plane)
-        };
+        let refresh = self.claim_refresh(plane);
         let victim = match refresh {
-            Some(b) => b,
+            Some(b) => BlockId(b),
             None => {
                 if !self.ftl.needs_gc(PlaneId(plane)) {
                     return;
@@ -36,12 +33,11 @@ impl Simulation<'_> {
         let die = self.geo.die_of_plane(PlaneId(plane)).0 as usize;
         let copyback = self.cfg.flash.copyback;
         let level = self.ftl.blocks[victim.0 as usize].level;
-        if refresh.is_some() {
-            self.metrics.shadow.refresh_jobs += 1;
-            self.metrics.shadow.refresh_pages += moves.len() as u64;
-        }
         for (ppn, lpn) in moves {
-            let (from_buffer, separate) = self.gc_relocation(lpn, refresh.is_some());
+            let Relocation {
+                from_buffer,
+                dedicated,
+            } = self.relocation(lpn, refresh.is_some());
             let kind = if from_buffer {
                 OpKind::Program
             } else {
@@ -50,7 +46,7 @@ impl Simulation<'_> {
             let mut op = self.blank_op(kind, Cause::Gc, plane);
             op.lpn = lpn;
             op.level = level;
-            op.shadow = separate;
+            op.dedicated = dedicated;
             if from_buffer {
                 // The data comes from the device buffer (merged with its write-back): a
                 // program only, of the buffer's newer version. Reads meanwhile are served
@@ -79,7 +75,7 @@ impl Simulation<'_> {
         op.lpn = read.lpn;
         op.transfer = read.transfer;
         op.level = read.level;
-        op.shadow = read.shadow;
+        op.dedicated = read.dedicated;
         let id = self.new_op(op);
         // A page that left the chip is ECC-decoded first (copy-back keeps it on the chip).
         self.queue_relocation(id, read.transfer);
@@ -133,5 +129,37 @@ impl Simulation<'_> {
         }
         self.start_gc(plane);
         Ok(())
+    }
+
+    /// A block due for refresh that a scheme claims as the plane's next GC victim.
+    fn claim_refresh(&mut self, plane: u32) -> Option<u32> {
+        let r = self.each_policy(|p, cx| Ok(p.claim_refresh(cx, plane)));
+        self.stash(r).flatten()
+    }
+
+    /// How the schemes relocate `lpn` (the default: read it, program it with other GC data).
+    fn relocation(&mut self, lpn: u32, refresh: bool) -> Relocation {
+        let r = self.each_policy(|p, cx| {
+            let r = p.relocation(cx, lpn, refresh);
+            Ok((r.from_buffer || r.dedicated).then_some(r))
+        });
+        self.stash(r).flatten().unwrap_or_default()
+    }
+
+    /// A GC read's relocation program is ready once ECC has decoded the page.
+    pub(super) fn queue_relocation(&mut self, id: u32, decode: bool) {
+        let ecc = self.timing.ecc_decode_ns;
+        if decode && ecc > 0 {
+            self.schedule(self.now + ecc, Event::EccDone { op: id });
+            return;
+        }
+        self.on_ecc_done(id);
+    }
+
+    /// A relocation program enters its die's internal queue.
+    pub(super) fn on_ecc_done(&mut self, id: u32) {
+        let die = self.ops[id as usize].die as usize;
+        self.enqueue(die, QueueKind::Internal, id);
+        self.try_dispatch(die);
     }
 }

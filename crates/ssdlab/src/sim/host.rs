@@ -6,6 +6,7 @@ use crate::flash::PlaneId;
 use crate::ftl::alloc::AllocView;
 use crate::ftl::mapping::NONE;
 use crate::sched::{Cause, OpKind, QueueKind};
+use crate::schemes::{CacheRead, CacheWrite};
 use crate::time::SimTime;
 use crate::workload::trace::TraceError;
 use crate::workload::{IoOp, Request};
@@ -179,7 +180,7 @@ impl Simulation<'_> {
             pages: 1,
             level: crate::flash::Level::Normal,
             owner: super::ctx::NO_OWNER,
-            shadow: false,
+            dedicated: false,
             queued_at: SimTime::ZERO,
         }
     }
@@ -187,12 +188,14 @@ impl Simulation<'_> {
     /// Queues a read page; returns its die, or `None` if it was served without flash.
     fn read_page(&mut self, req: u32, lpn: u32) -> Result<Option<usize>, SimError> {
         self.metrics.read_pages += 1;
-        let (hit, flushed) = self.host_read(req, lpn);
-        if hit {
-            return Ok(None);
-        }
-        if let Some(d) = flushed {
-            self.try_dispatch(d);
+        match self.cache_read(req, lpn) {
+            CacheRead::Miss => {}
+            CacheRead::Hit => return Ok(None),
+            CacheRead::MissWritingBack(old) => {
+                if let Some(d) = self.store_page(req, old) {
+                    self.try_dispatch(d);
+                }
+            }
         }
         let lpn = self.map_read(lpn)?;
         if self.buffer_read_hit(req, lpn) {
@@ -272,15 +275,17 @@ impl Simulation<'_> {
 
     /// A host write of one page with fingerprint `print`: through the dedup layer if there is
     /// one, then stored. Returns the die it queued work on, if any.
-    fn write_page(
+    pub(super) fn write_page(
         &mut self,
         req: u32,
         lpn: u32,
         print: Option<u64>,
     ) -> Result<Option<usize>, SimError> {
         self.metrics.write_pages += 1;
-        if self.host_buffer.is_some() {
-            return Ok(self.host_write(req, lpn));
+        match self.cache_write(req, lpn) {
+            CacheWrite::Through => {}
+            CacheWrite::Absorbed => return Ok(None),
+            CacheWrite::WriteBack(old) => return Ok(self.store_page(req, old)),
         }
         let Some(lpn) = self.map_write(req, lpn, print)? else {
             return Ok(None);

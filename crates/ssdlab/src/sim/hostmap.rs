@@ -1,7 +1,9 @@
-//! The host-page layer a scheme may put between host pages and the FTL's (see
-//! `schemes::HostMap`): the core asks it where reads go and what writes store.
+//! The layers a scheme may put on the host path: a host-side page cache in front of the
+//! device (`schemes::HostCache`) and a mapping between host pages and the FTL's
+//! (`schemes::HostMap`). The core asks them where reads go and what writes store.
 
 use super::{SimError, Simulation};
+use crate::schemes::{CacheRead, CacheWrite};
 
 impl Simulation<'_> {
     /// Host logical pages (the layer's, or the FTL's without one).
@@ -63,5 +65,43 @@ impl Simulation<'_> {
         {
             p.request_done(&mut self.metrics, read, pages, before);
         }
+    }
+}
+
+impl Simulation<'_> {
+    /// A host read of `lpn` offered to the host-side cache, if a scheme put one in front.
+    pub(super) fn cache_read(&mut self, req: u32, lpn: u32) -> CacheRead {
+        let Some(i) = self.policies.host_cache else {
+            return CacheRead::Miss;
+        };
+        let r = self.with_policy(i, |p, cx| Ok(Some(p.cache_read(cx, req, lpn))));
+        self.stash(r).flatten().unwrap_or(CacheRead::Miss)
+    }
+
+    /// A host write of `lpn` offered to the host-side cache.
+    pub(super) fn cache_write(&mut self, req: u32, lpn: u32) -> CacheWrite {
+        let Some(i) = self.policies.host_cache else {
+            return CacheWrite::Through;
+        };
+        let r = self.with_policy(i, |p, cx| Ok(Some(p.cache_write(cx, req, lpn))));
+        self.stash(r).flatten().unwrap_or(CacheWrite::Through)
+    }
+
+    /// Whether the host-side cache drops dirty page `lpn` the device buffer evicts.
+    pub(super) fn cache_drops(&mut self, lpn: u32, req: u32) -> bool {
+        let Some(i) = self.policies.host_cache else {
+            return false;
+        };
+        let r = self.with_policy(i, |p, cx| Ok(Some(p.drop_evicted(cx, lpn, req))));
+        self.stash(r).flatten().unwrap_or(false)
+    }
+
+    /// A program took the first page of `block`.
+    pub(super) fn block_opened(&mut self, block: u32) {
+        let r = self.each_policy::<()>(|p, cx| {
+            p.block_opened(cx, block);
+            Ok(None)
+        });
+        self.stash(r);
     }
 }

@@ -10,7 +10,8 @@ mod gc;
 mod host;
 mod hostmap;
 mod phases;
-mod shadow;
+#[cfg(test)]
+mod probe;
 mod suspend;
 
 pub use ctx::{Ctx, Notice};
@@ -19,6 +20,7 @@ use crate::config::{Config, HostMode};
 use crate::engine::EventQueue;
 use crate::flash::{Channel, Die, Geometry, Timing};
 use crate::ftl::alloc::{self, WritePlace};
+use crate::ftl::mapping::NONE;
 use crate::ftl::precondition::PreconditionError;
 use crate::ftl::Ftl;
 use crate::metrics::{Metrics, Summary};
@@ -87,8 +89,6 @@ enum Event {
     Timer { owner: u8, a: u32, b: u32 },
     /// Simulated power loss.
     PowerLoss,
-    /// A fast-mode block's refresh falls due (if its erase count is still `epoch`).
-    RefreshDue { block: u32, epoch: u32 },
     /// A GC read's page has been ECC-decoded: its relocation program can be queued.
     EccDone { op: u32 },
 }
@@ -126,8 +126,8 @@ pub struct Op {
     pub(crate) level: crate::flash::Level,
     /// The policy told of its completion (`ctx::NO_OWNER`: none).
     pub(crate) owner: u8,
-    /// GC: relocate into the plane's dedicated (shadow) blocks.
-    shadow: bool,
+    /// GC: relocate into the plane's dedicated GC blocks (a scheme's choice).
+    dedicated: bool,
 }
 
 /// A host request in flight.
@@ -193,12 +193,6 @@ pub struct Simulation<'w> {
     ipc_rng: rand_chacha::ChaCha8Rng,
     /// The device DRAM buffer, if configured.
     buffer: Option<crate::buffer::LruBuffer>,
-    /// The host-side page cache, if configured.
-    host_buffer: Option<crate::buffer::LruBuffer>,
-    /// Pages whose device-buffer copy was dropped as a twin-shadow (the host holds newer data).
-    twin_dropped: rustc_hash::FxHashSet<u32>,
-    /// Per plane: fast blocks whose refresh is due, waiting for the plane's GC to be free.
-    refresh_pending: Vec<Vec<u32>>,
     /// Level of data written before the trace (preconditioning, never-written pages).
     fill_level: crate::flash::Level,
     /// Per logical page with data in flight to flash (held by the controller meanwhile): the
@@ -230,39 +224,19 @@ impl<'w> Simulation<'w> {
         let geo = Geometry::of(cfg);
         let started = Instant::now();
         let mut ftl = Ftl::new(cfg, rngs.stream("gc-victim"))?;
-        // The drive was formatted under the same voltage controller: HVC/LVC data sits at their
-        // level, baseline and HIRE data at the normal one.
-        let fill_level = match cfg.voltage.policy {
-            crate::config::VoltagePolicy::Hvc => crate::flash::Level::High,
-            crate::config::VoltagePolicy::Lvc => crate::flash::Level::Low,
-            _ => crate::flash::Level::Normal,
-        };
+        let policies = crate::schemes::Policies::for_config(cfg);
+        // The drive was formatted under the same level policy.
+        let fill_level = policies.fill_level();
         if ftl.precondition(
             &cfg.precondition,
             &mut rngs.stream("precondition"),
             fill_level,
         )? > 0
         {
-            let levels: &[crate::flash::Level] = match cfg.voltage.policy {
-                crate::config::VoltagePolicy::Hire => &crate::flash::Level::ALL,
-                _ => std::slice::from_ref(&fill_level),
-            };
-            // ShadowGC's separation keeps a dedicated GC block open per plane in service.
-            let shadow = cfg
-                .shadow
-                .gc
-                .separates()
-                .then_some(crate::ftl::blocks::Stream::shadow(fill_level));
-            let streams: Vec<_> = levels
-                .iter()
-                .map(|&l| crate::ftl::blocks::Stream::user(l))
-                .chain(shadow)
-                .collect();
-            ftl.open_streams(&streams)?;
+            ftl.open_streams(&policies.streams())?;
         }
         let mut sim = Simulation {
-            timing: Timing::new(&cfg.flash, &cfg.voltage)
-                .with_fast_program(cfg.shadow.fast_program_us),
+            timing: Timing::of(cfg),
             now: SimTime::ZERO,
             events: EventQueue::default(),
             events_handled: 0,
@@ -274,16 +248,12 @@ impl<'w> Simulation<'w> {
             free_reqs: Vec::new(),
             place: alloc::policy(cfg.ftl.allocation, cfg.ftl.stripe_order),
             sched: sched::policy(cfg.sched.policy),
-            policies: crate::schemes::Policies::for_config(cfg),
+            policies,
             gc_jobs: vec![GcJob::default(); geo.planes() as usize],
             pe: (0..geo.dies()).map(|_| None).collect(),
             ipc_rng: rngs.stream("ipc-redo"),
             buffer: (cfg.buffer.device_pages > 0)
                 .then(|| crate::buffer::LruBuffer::new(cfg.buffer.device_pages)),
-            host_buffer: (cfg.buffer.host_pages > 0)
-                .then(|| crate::buffer::LruBuffer::new(cfg.buffer.host_pages)),
-            twin_dropped: Default::default(),
-            refresh_pending: vec![Vec::new(); geo.planes() as usize],
             fill_level,
             pending_writes: FxHashMap::default(),
             touched_dies: Vec::new(),
@@ -338,7 +308,6 @@ impl<'w> Simulation<'w> {
                 Event::PageDone { req } => self.page_done(req),
                 Event::Timer { owner, a, b } => self.on_timer(owner, a, b),
                 Event::PowerLoss => self.on_power_loss()?,
-                Event::RefreshDue { block, epoch } => self.on_refresh_due(block, epoch),
                 Event::EccDone { op } => self.on_ecc_done(op),
                 Event::SuspendPoint { die, generation } => {
                     if self.dies[die as usize].generation == generation {
@@ -362,12 +331,11 @@ impl<'w> Simulation<'w> {
             });
         }
         if self.opts.verify {
-            let (pending, buffer, dropped) =
-                (&self.pending_writes, &self.buffer, &self.twin_dropped);
+            let (pending, buffer, policies) = (&self.pending_writes, &self.buffer, &self.policies);
             let newer = |lpn: u32| {
                 pending.contains_key(&lpn)
                     || buffer.as_ref().is_some_and(|b| b.is_dirty(lpn))
-                    || dropped.contains(&lpn)
+                    || policies.list.iter().flatten().any(|p| p.holds_newer(lpn))
             };
             verify::check_ftl(&self.ftl, &newer)?;
             for p in self.policies.list.iter().flatten() {
@@ -377,15 +345,38 @@ impl<'w> Simulation<'w> {
         Ok(self.summary(started.elapsed().as_secs_f64()))
     }
 
-    /// Simulated power loss and restart: volatile replication state is lost (see `hotr`), and
-    /// the buffers and fast blocks are handled as `shadow` describes.
+    /// Simulated power loss and restart: the schemes lose their volatile state, the device
+    /// buffer is flushed by its power-loss protection, then the schemes restart.
     fn on_power_loss(&mut self) -> Result<(), SimError> {
         self.metrics.staging.power_losses += 1;
         self.each_policy::<()>(|p, cx| {
             p.power_loss(cx);
             Ok(None)
         })?;
-        self.shadow_restart();
+        let dirty = self
+            .buffer
+            .as_ref()
+            .map(|b| b.dirty_pages())
+            .unwrap_or_default();
+        let mut touched = Vec::new();
+        for lpn in dirty {
+            self.buffer.as_mut().expect("listed").clean(lpn);
+            self.metrics.shadow.restart_flushes += 1;
+            let version = self.ftl.map.newest(lpn);
+            touched.push(self.flash_write(NONE, lpn, version, crate::flash::Level::Normal));
+        }
+        self.each_policy::<()>(|p, cx| {
+            p.restarted(cx);
+            Ok(None)
+        })?;
+        touched.sort_unstable();
+        touched.dedup();
+        for die in touched {
+            self.try_dispatch(die);
+        }
+        for p in 0..self.geo.planes() {
+            self.start_gc(p);
+        }
         Ok(())
     }
 
@@ -436,18 +427,6 @@ impl<'w> Simulation<'w> {
         let m = &self.metrics;
         let (all, read, write, read_wait_us, flash) = Summary::measured(m);
         let all_mean = all.mean_us;
-        let shadow = (self.host_buffer.is_some()
-            || self.cfg.shadow.gc != crate::config::ShadowGc::Ggc)
-            .then(|| {
-                crate::metrics::summary_shadow(
-                    &format!("{:?}", self.cfg.shadow.gc).to_lowercase(),
-                    &m.shadow,
-                    m.write_pages,
-                    flash.by_cause.get("user").map_or(0, |c| c[1]),
-                    flash.by_cause.get("gc").map_or(0, |c| c[1]),
-                    flash.programs,
-                )
-            });
         let erases: Vec<u32> = self.ftl.blocks.iter().map(|b| b.erase_count).collect();
         let host_pages = [
             ("read", m.read_pages),
@@ -490,7 +469,7 @@ impl<'w> Simulation<'w> {
             voltage: crate::metrics::summary_voltage(&m.levels, self.wear_weights()),
             staging: crate::metrics::summary_staging(&m.staging, m.read_pages, 0, 0),
             dedup: None,
-            shadow,
+            shadow: None,
             redundancy: crate::metrics::summary_redundancy(&m.redundancy, m.read_pages),
             cost: {
                 let factor = self.space_factor();

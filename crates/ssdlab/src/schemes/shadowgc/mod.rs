@@ -1,7 +1,11 @@
 //! ShadowGC and its GC baselines (shadowgc.txt §3–4): GC that knows which valid pages have
-//! dirty copies ("shadows") in the host-side or device-side write buffer.
+//! dirty copies ("shadows") in the host-side or device-side write buffer. The registry entries
+//! are here; the policy object (host buffer, relocation paths, fast blocks and their refresh,
+//! restart) is in `policy.rs`.
 
-use super::{no_policy, Scheme};
+mod policy;
+
+use super::{Policies, Scheme};
 use crate::config::{Config, ShadowGc};
 
 const FAST: &str = "fast-mode programs (HGC, SGC) have no ISPP phases to suspend";
@@ -13,8 +17,14 @@ const SUSPENSION: &[(&str, &str)] = &[
     ("optimal", FAST),
 ];
 
+/// Whether GC variant `v` is in force: GGC (greedy GC, the default) only with a host buffer,
+/// every other variant whenever it is selected.
 fn gc_is(c: &Config, v: ShadowGc) -> bool {
-    c.shadow.gc == v
+    c.shadow.gc == v && (v != ShadowGc::Ggc || c.buffer.host_pages > 0)
+}
+
+fn install(cfg: &Config, p: &mut Policies) {
+    p.push_host_cache(Box::new(policy::Shadow::new(cfg)));
 }
 
 /// A ShadowGC-family scheme: GC variant `gc`, with the paper's 128 MB host write buffer
@@ -29,9 +39,9 @@ macro_rules! shadow_scheme {
             sets: &[("shadow.gc", $value), ("buffer.host_pages", "8192")],
             implies: &[],
             excludes: $excludes,
-            active: Some(|c| gc_is(c, ShadowGc::$variant) && c.buffer.host_pages > 0),
+            active: Some(|c| gc_is(c, ShadowGc::$variant)),
             params: &[],
-            install: no_policy,
+            install,
         };
     };
 }
