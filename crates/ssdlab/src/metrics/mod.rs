@@ -57,6 +57,8 @@ pub struct BufferMetrics {
     pub classes: [u64; 3],
     /// Clean read-hot pages reprogrammed at the high level (HIRE).
     pub rewrites: u64,
+    /// Dirty pages flushed at a restart (power-loss protection).
+    pub restart_flushes: u64,
 }
 
 /// HotR accounting.
@@ -112,8 +114,6 @@ pub struct ShadowMetrics {
     /// Pages whose newest device version was a dropped twin-shadow whose host copy died in a
     /// restart: the device serves the older version from flash.
     pub twin_versions_lost: u64,
-    /// Dirty device-buffer pages flushed at a restart (power-loss protection).
-    pub restart_flushes: u64,
     /// Refresh jobs of fast-mode blocks.
     pub refresh_jobs: u64,
     /// Pages relocated by refresh.

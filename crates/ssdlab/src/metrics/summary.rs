@@ -568,6 +568,7 @@ pub struct ShadowSummary {
 pub fn summary_shadow(
     gc: &str,
     m: &super::ShadowMetrics,
+    restart_flushes: u64,
     host_page_writes: u64,
     user_programs: u64,
     gc_programs: u64,
@@ -603,7 +604,7 @@ pub fn summary_shadow(
         refresh_pct: ratio_pct(m.refresh_pages, programs),
         host_pages_lost: m.host_pages_lost,
         twin_versions_lost: m.twin_versions_lost,
-        restart_flushes: m.restart_flushes,
+        restart_flushes,
     }
 }
 

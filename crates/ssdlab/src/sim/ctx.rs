@@ -8,7 +8,7 @@
 
 use super::{Event, Op, SimError, Simulation};
 use crate::config::Config;
-use crate::flash::{Die, Geometry, Level, PlaneId, Ppn};
+use crate::flash::{Die, Geometry, PlaneId, Ppn};
 use crate::ftl::Ftl;
 use crate::metrics::Metrics;
 use crate::sched::{Cause, OpKind, QueueKind};
@@ -20,7 +20,7 @@ use crate::time::SimTime;
 pub enum Notice {
     /// A new version of this (FTL) logical page was accepted: copies of the old one are stale.
     Written(u32),
-    /// A content's reference count changed to `count` (dedup).
+    /// A content's reference count changed to `count` (a layer sharing contents).
     RefCount {
         /// Content id.
         cid: u32,
@@ -98,10 +98,6 @@ impl<'s, 'w> Ctx<'s, 'w> {
     pub fn device_buffer(&mut self) -> Option<&mut crate::buffer::LruBuffer> {
         self.sim.buffer.as_mut()
     }
-    /// Level of data written before the trace (preconditioning, never-written pages).
-    pub fn fill_level(&self) -> Level {
-        self.sim.fill_level
-    }
     /// Whether the workload is over (no request left to issue or complete).
     pub fn workload_done(&self) -> bool {
         self.sim.host.exhausted && self.sim.host.outstanding == 0
@@ -111,7 +107,7 @@ impl<'s, 'w> Ctx<'s, 'w> {
         self.sim.pending_writes.get(&lpn).map(|p| p.1)
     }
 
-    /// References to content `cid`, when a dedup layer counts them.
+    /// References to content `cid`, when a host-page layer counts them.
     pub fn references(&self, cid: u32) -> Option<u32> {
         let p = &self.sim.policies;
         p.host_map
@@ -122,10 +118,6 @@ impl<'s, 'w> Ctx<'s, 'w> {
     /// A queued or running operation.
     pub fn op(&self, id: u32) -> &Op {
         &self.sim.ops[id as usize]
-    }
-    /// A queued or running operation, to update.
-    pub fn op_mut(&mut self, id: u32) -> &mut Op {
-        &mut self.sim.ops[id as usize]
     }
     /// A fresh operation owned by the calling policy (its completion comes back to it).
     pub fn blank_op(&self, kind: OpKind, cause: Cause, plane: u32) -> Op {

@@ -273,8 +273,9 @@ impl Simulation<'_> {
         (running, queued)
     }
 
-    /// A host write of one page with fingerprint `print`: through the dedup layer if there is
-    /// one, then stored. Returns the die it queued work on, if any.
+    /// A host write of one page with fingerprint `print`: through the host-side layers (a
+    /// cache, a page mapping) if schemes put any there, then stored. Returns the die it queued
+    /// work on, if any.
     pub(super) fn write_page(
         &mut self,
         req: u32,

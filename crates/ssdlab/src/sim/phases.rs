@@ -148,7 +148,8 @@ impl Simulation<'_> {
         Ok(())
     }
 
-    /// A host read page is done: verify, account, feed the buffer and HotR, complete.
+    /// A host read page is done: verify, account, feed the buffer, tell the policy that asked,
+    /// complete.
     pub(super) fn finish_read(&mut self, op: &Op) -> Result<(), SimError> {
         if self.opts.verify {
             verify::check_read(&self.ftl, op.lpn, op.ppn, op.version, op.erase_epoch)?;

@@ -170,7 +170,7 @@ impl Simulation<'_> {
         }
         let t = self.timing;
         let ideal = self.cfg.suspend.policy == SuspendPolicy::Ideal;
-        let shadow = self.cfg.suspend.shadow_buffer;
+        let page_kept = self.cfg.suspend.shadow_buffer;
         let pe = self.pe[die]
             .as_mut()
             .expect("resume of a suspended operation");
@@ -179,7 +179,7 @@ impl Simulation<'_> {
         let (op, kind) = (pe.op, self.ops[pe.op as usize].kind);
         self.dies[die].occupy(op, OpClass::of(kind, self.ops[op as usize].cause), self.now);
         if kind == OpKind::Program && !ideal {
-            if !shadow {
+            if !page_kept {
                 pe.reloading = true;
                 self.request_bus(die, false);
                 return;

@@ -207,3 +207,35 @@ fn preemptible_gc_defers_gc_behind_host_work() {
     let saturated = run("gc-preempt", 400);
     assert!(saturated.scheme_metrics["gc-preempt.urgent"] > 0.0);
 }
+
+/// The core (`src/sim/`) calls policy slots and names no scheme: scheme logic lives in
+/// `src/schemes/`. Allowed: `Vec::dedup` and the summary sections policies fill in.
+#[test]
+fn the_core_names_no_scheme() {
+    const NAMES: &[&str] = &[
+        "hotr", "deduphr", "dedup", "rails", "ttflash", "shadow", "shadowgc", "hire", "hvc", "lvc",
+        "ggc", "zgc", "hgc", "dgc", "sgc",
+    ];
+    const ALLOWED: &[&str] = &["touched.dedup()", "dedup: None,", "shadow: None,"];
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/sim");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if ALLOWED.iter().any(|a| line.contains(a)) {
+                continue;
+            }
+            let lower = line.to_lowercase();
+            let words = lower.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+            if let Some(w) = words.into_iter().find(|w| NAMES.contains(w)) {
+                found.push(format!("{}:{}: {w}: {line}", path.display(), n + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "scheme names in the core:\n{}",
+        found.join("\n")
+    );
+}

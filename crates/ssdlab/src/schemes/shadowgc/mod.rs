@@ -4,6 +4,8 @@
 //! restart) is in `policy.rs`.
 
 mod policy;
+#[cfg(test)]
+mod tests;
 
 use super::{Policies, Scheme};
 use crate::config::{Config, ShadowGc};

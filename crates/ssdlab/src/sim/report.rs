@@ -1,0 +1,106 @@
+//! The run's summary: the core's measurements, then each scheme's own sections.
+
+use super::Simulation;
+use crate::metrics::Summary;
+
+impl Simulation<'_> {
+    /// Space cost: physical space over that of the same drive without the schemes' extra
+    /// space, and the mean latency weighted by it.
+    fn cost(&self, mean_us: f64) -> crate::metrics::CostSummary {
+        let factor = self
+            .policies
+            .list
+            .iter()
+            .flatten()
+            .find_map(|p| p.space_factor())
+            .unwrap_or(1.0);
+        crate::metrics::CostSummary {
+            space_factor: factor,
+            cost_latency_us: (mean_us * factor * 1e6).round() / 1e6,
+        }
+    }
+
+    /// Wear weight of one erase per level: the level's summed state voltages over the normal's.
+    fn wear_weights(&self) -> [f64; 3] {
+        let v = &self.cfg.voltage;
+        let sum = |x: &Vec<f64>| x.iter().sum::<f64>();
+        let normal = sum(&v.normal_volts);
+        [sum(&v.low_volts) / normal, 1.0, sum(&v.high_volts) / normal]
+    }
+
+    /// The summary of the run (`wall_s`: wall-clock time of the replay).
+    pub(super) fn summary(&self, wall_s: f64) -> Summary {
+        let m = &self.metrics;
+        let (all, read, write, read_wait_us, flash) = Summary::measured(m);
+        let all_mean = all.mean_us;
+        let erases: Vec<u32> = self.ftl.blocks.iter().map(|b| b.erase_count).collect();
+        let host_pages = [
+            ("read", m.read_pages),
+            ("write", m.write_pages),
+            ("read_from_write_buffer", m.read_pages_from_write_buffer),
+        ]
+        .into_iter()
+        .collect();
+        let wa = if m.write_pages == 0 {
+            0.0
+        } else {
+            flash.programs as f64 / m.write_pages as f64
+        };
+        let mut s = Summary {
+            tool: format!("ssdlab {}", env!("CARGO_PKG_VERSION")),
+            config_hash: self.cfg.hash(),
+            seed: self.opts.seed,
+            scheme: self.cfg.scheme.clone(),
+            verified: self.opts.verify,
+            requests: m.requests,
+            simulated_s: m.end_ns as f64 / 1e9,
+            all,
+            read,
+            write,
+            host_pages,
+            reads_blocked: m.read_pages_blocked,
+            reads_blocked_pct: pct(m.read_pages_blocked, m.read_pages),
+            read_wait_us,
+            write_amplification: (wa * 1e6).round() / 1e6,
+            flash,
+            gc: crate::metrics::summary_gc(m),
+            wear: crate::metrics::summary_wear(&erases),
+            host_stalls: m.host_stalls,
+            pe: crate::metrics::summary_pe(&m.pe),
+            buffer: crate::metrics::summary_buffer(&m.buffer, m.read_pages),
+            voltage: crate::metrics::summary_voltage(&m.levels, self.wear_weights()),
+            staging: crate::metrics::summary_staging(&m.staging, m.read_pages, 0, 0),
+            dedup: None,
+            shadow: None,
+            redundancy: crate::metrics::summary_redundancy(&m.redundancy, m.read_pages),
+            cost: self.cost(all_mean),
+            idle_pct: pct(m.idle_ns, m.end_ns),
+            scheme_metrics: self
+                .policies
+                .gc_exec
+                .as_ref()
+                .map(|g| g.metrics().into_iter().collect())
+                .unwrap_or_default(),
+            trace: None,
+            sim: crate::metrics::summary_perf(
+                wall_s,
+                self.precondition_wall_s,
+                self.events_handled,
+                m.requests,
+            ),
+        };
+        for p in self.policies.list.iter().flatten() {
+            p.report(m, &mut s);
+        }
+        s
+    }
+}
+
+/// `n / d` in percent, rounded to 4 decimals (0 when `d` is 0).
+fn pct(n: u64, d: u64) -> f64 {
+    if d == 0 {
+        0.0
+    } else {
+        (1e6 * n as f64 / d as f64).round() / 1e4
+    }
+}
