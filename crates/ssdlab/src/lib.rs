@@ -29,6 +29,9 @@
 //!   one is kept for GC).
 //! * **Interference** is attributed at the source: each die integrates its busy time per class
 //!   of work and a queued read takes snapshots, so `read_wait_us` is exact, not estimated.
+//! * **Schemes** plug in through policy slots ([`schemes::Policies`]): read routing, write
+//!   fan-out, host-page mapping, a host-side cache, GC relocation, program levels, die gating,
+//!   GC execution. The core (`sim`) calls them at its decision points and names no scheme.
 //! * **Correctness** is tracked: every logical page carries a version; with `verify` every
 //!   read is checked against the newest version and the mapping invariants are checked at
 //!   every erase and at the end.

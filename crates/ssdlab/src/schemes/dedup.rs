@@ -6,7 +6,9 @@
 //! (`staging.rs`) with its reference-count trigger on top of this layer.
 
 use super::hotr::STAGING_WITH_REDUNDANCY;
-use super::policy::{GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, WriteFanout};
+use super::policy::{
+    GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Seam, WriteFanout,
+};
 use super::{Policies, Scheme};
 use crate::config::{Config, StagingDesign, StagingPolicy};
 use crate::dedup::Dedup;
@@ -201,6 +203,10 @@ impl OwnedOps for Layer {
 }
 
 impl Lifecycle for Layer {
+    fn seams(&self) -> &'static [Seam] {
+        &[]
+    }
+
     fn start(&mut self, cx: &mut Ctx) -> Result<(), SimError> {
         self.d = Some(Dedup::new(cx.ftl_ref().map.logical_pages(), cx.verify())?);
         Ok(())

@@ -28,7 +28,7 @@ mod voltage;
 
 pub use policy::{
     CacheRead, CacheWrite, DieGate, GcExec, GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps,
-    Policies, Policy, ProgramLevel, ReadRoute, Relocation, Route, WriteFanout,
+    Policies, Policy, ProgramLevel, ReadRoute, Relocation, Route, Seam, WriteFanout,
 };
 pub use registry::SCHEMES;
 

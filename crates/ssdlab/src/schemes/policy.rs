@@ -214,6 +214,8 @@ pub trait OwnedOps {
 
 /// Start, power loss, verification and the policy's part of the report.
 pub trait Lifecycle {
+    /// The per-event seams the policy implements (see [`Seam`]).
+    fn seams(&self) -> &'static [Seam];
     /// Once, after preconditioning, before the first request.
     fn start(&mut self, _cx: &mut Ctx) -> Result<(), SimError> {
         Ok(())
@@ -243,6 +245,46 @@ pub trait Lifecycle {
     fn report(&self, _m: &Metrics, _s: &mut Summary) {}
 }
 
+/// The per-event seams of a policy object. The core calls a policy at a seam only if the
+/// policy lists it in [`Lifecycle::seams`] (so a run pays nothing at the seams no policy uses);
+/// completions, timers and served reads are routed to their owner, the host-path layers have
+/// their own slots, and the rare lifecycle calls reach every policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seam {
+    /// [`ReadRoute::route`].
+    ReadRoute,
+    /// [`WriteFanout::placed`].
+    Placed,
+    /// [`WriteFanout::block_opened`].
+    BlockOpened,
+    /// [`WriteFanout::notice`] of [`Notice::Written`].
+    Written,
+    /// [`WriteFanout::notice`] of [`Notice::RefCount`].
+    RefCount,
+    /// [`WriteFanout::notice`] of [`Notice::Erasing`].
+    Erasing,
+    /// [`GcRelocate::relocation`].
+    Relocate,
+    /// [`GcRelocate::claim_refresh`].
+    ClaimRefresh,
+    /// [`OwnedOps::idle`].
+    Idle,
+}
+
+impl Seam {
+    /// Number of seams.
+    pub const COUNT: usize = 9;
+
+    /// The seam a notice is delivered at.
+    pub fn of(n: Notice) -> Seam {
+        match n {
+            Notice::Written(_) => Seam::Written,
+            Notice::RefCount { .. } => Seam::RefCount,
+            Notice::Erasing(_) => Seam::Erasing,
+        }
+    }
+}
+
 /// A scheme's policy object: every seam trait (most left at their defaults).
 pub trait Policy:
     ReadRoute + WriteFanout + HostMap + HostCache + GcRelocate + OwnedOps + Lifecycle + Send
@@ -269,6 +311,8 @@ pub struct Policies {
     pub host_map: Option<u8>,
     /// Index in `list` of the host-side cache ([`HostCache`]), if there is one.
     pub host_cache: Option<u8>,
+    /// Per seam, the indices in `list` of the policies that use it.
+    pub by_seam: [Vec<u8>; Seam::COUNT],
 }
 
 impl std::fmt::Debug for Policies {
@@ -299,6 +343,11 @@ impl Policies {
                 visit(inner, &mut p);
             }
             visit(s, &mut p);
+        }
+        for (i, policy) in p.list.iter().flatten().enumerate() {
+            for &seam in policy.seams() {
+                p.by_seam[seam as usize].push(i as u8);
+            }
         }
         p
     }

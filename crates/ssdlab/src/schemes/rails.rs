@@ -12,7 +12,8 @@
 //!   host write completes when the primary has it.
 
 use super::policy::{
-    DieGate, GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, WriteFanout,
+    DieGate, GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, Seam,
+    WriteFanout,
 };
 use super::{Policies, Scheme};
 use crate::config::{Config, RedundancyScheme};
@@ -99,6 +100,10 @@ impl Rails {
 }
 
 impl Lifecycle for Rails {
+    fn seams(&self) -> &'static [Seam] {
+        &[Seam::ReadRoute, Seam::Placed, Seam::Erasing, Seam::Idle]
+    }
+
     /// The drive was preconditioned mirrored: every page the fill left valid on the primary
     /// half is also on its twin.
     fn start(&mut self, cx: &mut Ctx) -> Result<(), SimError> {

@@ -9,7 +9,7 @@
 //!   are not modelled) — see docs/schemes/ttflash.md.
 
 use super::policy::{
-    GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, WriteFanout,
+    GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, Seam, WriteFanout,
 };
 use super::{Policies, Scheme};
 use crate::config::{Config, RedundancyScheme};
@@ -145,6 +145,10 @@ impl OwnedOps for TtFlash {
 }
 
 impl Lifecycle for TtFlash {
+    fn seams(&self) -> &'static [Seam] {
+        &[Seam::ReadRoute, Seam::Placed]
+    }
+
     fn space_factor(&self) -> Option<f64> {
         let k = f64::from(self.k);
         Some((k + 1.0) / k)

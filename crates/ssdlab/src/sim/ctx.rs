@@ -12,7 +12,7 @@ use crate::flash::{Die, Geometry, PlaneId, Ppn};
 use crate::ftl::Ftl;
 use crate::metrics::Metrics;
 use crate::sched::{Cause, OpKind, QueueKind};
-use crate::schemes::{Policy, Route};
+use crate::schemes::{Policy, Route, Seam};
 use crate::time::SimTime;
 
 /// Something a policy tells the other policies (through the core).
@@ -60,6 +60,16 @@ impl<'s, 'w> Ctx<'s, 'w> {
             cmds: Vec::new(),
             owner,
         }
+    }
+
+    /// Records an action (the first one of a call takes a spare list, if there is one).
+    fn push(&mut self, c: Cmd) {
+        if self.cmds.capacity() == 0 {
+            if let Some(v) = self.sim.spare_cmds.pop() {
+                self.cmds = v;
+            }
+        }
+        self.cmds.push(c);
     }
 
     /// Simulated time now.
@@ -161,28 +171,28 @@ impl<'s, 'w> Ctx<'s, 'w> {
 
     /// Queues operation `id` on `die`.
     pub fn enqueue(&mut self, die: usize, q: QueueKind, id: u32) {
-        self.cmds.push(Cmd::Enqueue(die, q, id));
+        self.push(Cmd::Enqueue(die, q, id));
     }
     /// Starts whatever `die` can start.
     pub fn dispatch(&mut self, die: usize) {
-        self.cmds.push(Cmd::Dispatch(die));
+        self.push(Cmd::Dispatch(die));
     }
     /// Starts GC on `plane` if it needs it.
     pub fn start_gc(&mut self, plane: u32) {
-        self.cmds.push(Cmd::StartGc(plane));
+        self.push(Cmd::StartGc(plane));
     }
     /// Calls the policy's `timer(a, b)` at `at`.
     pub fn timer(&mut self, at: SimTime, a: u32, b: u32) {
         let owner = self.owner;
-        self.cmds.push(Cmd::At(at, Event::Timer { owner, a, b }));
+        self.push(Cmd::At(at, Event::Timer { owner, a, b }));
     }
     /// Calls the policy's `timer(a, b)` now, in order with its other actions.
     pub fn call(&mut self, a: u32, b: u32) {
-        self.cmds.push(Cmd::Call(self.owner, a, b));
+        self.push(Cmd::Call(self.owner, a, b));
     }
     /// One page of `req` is done at `at`.
     pub fn page_done_at(&mut self, at: SimTime, req: u32) {
-        self.cmds.push(Cmd::At(at, Event::PageDone { req }));
+        self.push(Cmd::At(at, Event::PageDone { req }));
     }
     /// One page of `req` is done after one DRAM access.
     pub fn page_done_from_dram(&mut self, req: u32) {
@@ -191,19 +201,19 @@ impl<'s, 'w> Ctx<'s, 'w> {
     }
     /// One page of `req` is done now.
     pub fn page_done(&mut self, req: u32) {
-        self.cmds.push(Cmd::PageDone(req));
+        self.push(Cmd::PageDone(req));
     }
     /// A host read page the policy served itself is done (verified and accounted like any).
     pub fn finish_read(&mut self, op: Op) {
-        self.cmds.push(Cmd::FinishRead(Box::new(op)));
+        self.push(Cmd::FinishRead(Box::new(op)));
     }
     /// Stores a written page of `req` (device buffer or flash).
     pub fn store(&mut self, req: u32, lpn: u32) {
-        self.cmds.push(Cmd::Store(req, lpn));
+        self.push(Cmd::Store(req, lpn));
     }
     /// Tells every policy.
     pub fn notify(&mut self, n: Notice) {
-        self.cmds.push(Cmd::Notify(n));
+        self.push(Cmd::Notify(n));
     }
 
     /// The plane of a physical page.
@@ -213,9 +223,15 @@ impl<'s, 'w> Ctx<'s, 'w> {
 }
 
 impl Simulation<'_> {
-    /// Performs a policy's actions in order.
-    pub(super) fn apply(&mut self, cmds: Vec<Cmd>) -> Result<(), SimError> {
-        for c in cmds {
+    /// Performs a policy's actions in order (and keeps the emptied list for reuse).
+    pub(super) fn apply(&mut self, mut cmds: Vec<Cmd>) -> Result<(), SimError> {
+        if cmds.is_empty() {
+            if cmds.capacity() > 0 {
+                self.spare_cmds.push(cmds);
+            }
+            return Ok(());
+        }
+        for c in cmds.drain(..) {
             match c {
                 Cmd::Enqueue(die, q, id) => self.enqueue(die, q, id),
                 Cmd::Dispatch(die) => self.try_dispatch(die),
@@ -232,6 +248,7 @@ impl Simulation<'_> {
                 Cmd::Call(owner, a, b) => self.on_timer(owner, a, b),
             }
         }
+        self.spare_cmds.push(cmds);
         Ok(())
     }
 }
@@ -248,6 +265,21 @@ impl Simulation<'_> {
     ) -> Result<Option<R>, SimError> {
         for i in 0..self.policies.list.len() {
             if let Some(r) = self.with_policy(i as u8, &mut f)? {
+                return Ok(Some(r));
+            }
+        }
+        Ok(None)
+    }
+
+    /// As [`Self::each_policy`], over the policies that use `seam` only.
+    pub(super) fn at_seam<R>(
+        &mut self,
+        seam: Seam,
+        mut f: impl FnMut(&mut dyn Policy, &mut Ctx) -> Result<Option<R>, SimError>,
+    ) -> Result<Option<R>, SimError> {
+        for k in 0..self.policies.by_seam[seam as usize].len() {
+            let i = self.policies.by_seam[seam as usize][k];
+            if let Some(r) = self.with_policy(i, &mut f)? {
                 return Ok(Some(r));
             }
         }
@@ -284,7 +316,7 @@ impl Simulation<'_> {
 
     /// Tells every policy `n`.
     pub(super) fn notify(&mut self, n: Notice) {
-        let r = self.each_policy::<()>(|p, cx| {
+        let r = self.at_seam::<()>(Seam::of(n), |p, cx| {
             p.notice(cx, n);
             Ok(None)
         });
@@ -301,7 +333,7 @@ impl Simulation<'_> {
 
     /// Program `id` was given its page: schemes may add work (mirror, parity, refresh timer).
     pub(super) fn program_placed(&mut self, id: u32) {
-        let r = self.each_policy::<()>(|p, cx| {
+        let r = self.at_seam::<()>(Seam::Placed, |p, cx| {
             p.placed(cx, id);
             Ok(None)
         });
@@ -310,7 +342,7 @@ impl Simulation<'_> {
 
     /// `die` is idle with nothing it may start.
     pub(super) fn die_idle(&mut self, die: usize) {
-        let r = self.each_policy::<()>(|p, cx| {
+        let r = self.at_seam::<()>(Seam::Idle, |p, cx| {
             p.idle(cx, die);
             Ok(None)
         });
@@ -339,7 +371,7 @@ impl Simulation<'_> {
         home_die: usize,
         conflicted: bool,
     ) -> Result<bool, SimError> {
-        let taken = self.each_policy(|p, cx| {
+        let taken = self.at_seam(Seam::ReadRoute, |p, cx| {
             Ok(match p.route(cx, op, home_die, conflicted)? {
                 Route::Queue => None,
                 Route::QueueAndTell => {

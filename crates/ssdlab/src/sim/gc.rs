@@ -3,7 +3,7 @@
 use super::{Event, GcJob, Op, SimError, Simulation};
 use crate::flash::{BlockId, PlaneId, Ppn};
 use crate::sched::{Cause, OpKind, QueueKind};
-use crate::schemes::Relocation;
+use crate::schemes::{Relocation, Seam};
 use crate::verify;
 
 impl Simulation<'_> {
@@ -133,13 +133,13 @@ impl Simulation<'_> {
 
     /// A block due for refresh that a scheme claims as the plane's next GC victim.
     fn claim_refresh(&mut self, plane: u32) -> Option<u32> {
-        let r = self.each_policy(|p, cx| Ok(p.claim_refresh(cx, plane)));
+        let r = self.at_seam(Seam::ClaimRefresh, |p, cx| Ok(p.claim_refresh(cx, plane)));
         self.stash(r).flatten()
     }
 
     /// How the schemes relocate `lpn` (the default: read it, program it with other GC data).
     fn relocation(&mut self, lpn: u32, refresh: bool) -> Relocation {
-        let r = self.each_policy(|p, cx| {
+        let r = self.at_seam(Seam::Relocate, |p, cx| {
             let r = p.relocation(cx, lpn, refresh);
             Ok((r.from_buffer || r.dedicated).then_some(r))
         });

@@ -3,7 +3,7 @@
 //! (`schemes::HostMap`). The core asks them where reads go and what writes store.
 
 use super::{SimError, Simulation};
-use crate::schemes::{CacheRead, CacheWrite};
+use crate::schemes::{CacheRead, CacheWrite, Seam};
 
 impl Simulation<'_> {
     /// Host logical pages (the layer's, or the FTL's without one).
@@ -98,7 +98,7 @@ impl Simulation<'_> {
 
     /// A program took the first page of `block`.
     pub(super) fn block_opened(&mut self, block: u32) {
-        let r = self.each_policy::<()>(|p, cx| {
+        let r = self.at_seam::<()>(Seam::BlockOpened, |p, cx| {
             p.block_opened(cx, block);
             Ok(None)
         });

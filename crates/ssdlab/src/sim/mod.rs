@@ -209,6 +209,8 @@ pub struct Simulation<'w> {
     precondition_wall_s: f64,
     /// An error met where it could not be returned; the run stops after the current event.
     failed: Option<SimError>,
+    /// Emptied action lists of policy calls, for reuse.
+    spare_cmds: Vec<Vec<ctx::Cmd>>,
 }
 
 impl<'w> Simulation<'w> {
@@ -265,6 +267,7 @@ impl<'w> Simulation<'w> {
             progress: None,
             precondition_wall_s: started.elapsed().as_secs_f64(),
             failed: None,
+            spare_cmds: Vec::new(),
             cfg: cfg.clone(),
             opts,
             geo,

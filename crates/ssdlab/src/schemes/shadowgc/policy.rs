@@ -27,7 +27,7 @@ use crate::ftl::mapping::NONE;
 use crate::metrics::{Metrics, Summary};
 use crate::schemes::policy::{
     CacheRead, CacheWrite, GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute,
-    Relocation, WriteFanout,
+    Relocation, Seam, WriteFanout,
 };
 use crate::sim::Ctx;
 use rustc_hash::FxHashSet;
@@ -218,6 +218,10 @@ impl OwnedOps for Shadow {
 }
 
 impl Lifecycle for Shadow {
+    fn seams(&self) -> &'static [Seam] {
+        &[Seam::Relocate, Seam::ClaimRefresh, Seam::BlockOpened]
+    }
+
     fn extra_streams(&self, fill: Level) -> Vec<Stream> {
         // Separation keeps a dedicated GC block open per plane in service.
         if self.variant.separates() {

@@ -21,7 +21,7 @@
 //!   lost; blocks holding copies are erased before reuse; reads keep going home.
 
 use super::policy::{
-    GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, WriteFanout,
+    GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, Seam, WriteFanout,
 };
 use super::Policies;
 use crate::buffer::LruBuffer;
@@ -333,6 +333,10 @@ impl OwnedOps for Staging {
 }
 
 impl Lifecycle for Staging {
+    fn seams(&self) -> &'static [Seam] {
+        &[Seam::ReadRoute, Seam::Written, Seam::RefCount]
+    }
+
     /// Power loss: the Map_table, R-LRU lists and staging copies are gone (they are volatile
     /// or disposable); blocks that held copies must be erased before they are written again.
     fn power_loss(&mut self, cx: &mut Ctx) {
