@@ -1,7 +1,8 @@
 //! The device buffer on the host path and the threshold-voltage level of every program: hits
-//! served from DRAM, evictions classified and flushed, levels chosen by the level slot.
+//! served from DRAM, evictions classified and flushed, levels chosen by the level slot; its
+//! power-loss protection at a restart.
 
-use super::{Event, Simulation};
+use super::{Event, SimError, Simulation};
 use crate::buffer::{Evicted, Hotness};
 use crate::flash::{Level, Ppn};
 use crate::ftl::alloc::AllocView;
@@ -120,5 +121,40 @@ impl Simulation<'_> {
         let id = self.new_op(op);
         self.enqueue(die, QueueKind::Write, id);
         Some(die)
+    }
+
+    /// Simulated power loss and restart: the schemes lose their volatile state, the device
+    /// buffer is flushed by its power-loss protection, then the schemes restart.
+    pub(super) fn on_power_loss(&mut self) -> Result<(), SimError> {
+        self.metrics.staging.power_losses += 1;
+        self.each_policy::<()>(|p, cx| {
+            p.power_loss(cx);
+            Ok(None)
+        })?;
+        let dirty = self
+            .buffer
+            .as_ref()
+            .map(|b| b.dirty_pages())
+            .unwrap_or_default();
+        let mut touched = Vec::new();
+        for lpn in dirty {
+            self.buffer.as_mut().expect("listed").clean(lpn);
+            self.metrics.buffer.restart_flushes += 1;
+            let version = self.ftl.map.newest(lpn);
+            touched.push(self.flash_write(NONE, lpn, version, crate::flash::Level::Normal));
+        }
+        self.each_policy::<()>(|p, cx| {
+            p.restarted(cx);
+            Ok(None)
+        })?;
+        touched.sort_unstable();
+        touched.dedup();
+        for die in touched {
+            self.try_dispatch(die);
+        }
+        for p in 0..self.geo.planes() {
+            self.start_gc(p);
+        }
+        Ok(())
     }
 }

@@ -21,7 +21,6 @@ use crate::config::{Config, HostMode};
 use crate::engine::EventQueue;
 use crate::flash::{Channel, Die, Geometry, Timing};
 use crate::ftl::alloc::{self, WritePlace};
-use crate::ftl::mapping::NONE;
 use crate::ftl::precondition::PreconditionError;
 use crate::ftl::Ftl;
 use crate::metrics::{Metrics, Summary};
@@ -347,41 +346,6 @@ impl<'w> Simulation<'w> {
             }
         }
         Ok(self.summary(started.elapsed().as_secs_f64()))
-    }
-
-    /// Simulated power loss and restart: the schemes lose their volatile state, the device
-    /// buffer is flushed by its power-loss protection, then the schemes restart.
-    fn on_power_loss(&mut self) -> Result<(), SimError> {
-        self.metrics.staging.power_losses += 1;
-        self.each_policy::<()>(|p, cx| {
-            p.power_loss(cx);
-            Ok(None)
-        })?;
-        let dirty = self
-            .buffer
-            .as_ref()
-            .map(|b| b.dirty_pages())
-            .unwrap_or_default();
-        let mut touched = Vec::new();
-        for lpn in dirty {
-            self.buffer.as_mut().expect("listed").clean(lpn);
-            self.metrics.buffer.restart_flushes += 1;
-            let version = self.ftl.map.newest(lpn);
-            touched.push(self.flash_write(NONE, lpn, version, crate::flash::Level::Normal));
-        }
-        self.each_policy::<()>(|p, cx| {
-            p.restarted(cx);
-            Ok(None)
-        })?;
-        touched.sort_unstable();
-        touched.dedup();
-        for die in touched {
-            self.try_dispatch(die);
-        }
-        for p in 0..self.geo.planes() {
-            self.start_gc(p);
-        }
-        Ok(())
     }
 
     /// A program of `version` of `lpn` is in flight: the controller holds its data.
