@@ -25,36 +25,42 @@ pub trait WritePlace: Send {
 /// Static striping of logical pages over channel/chip/die/plane, first dimension fastest.
 #[derive(Debug, Clone)]
 pub struct Striping {
-    order: [StripeDim; 4],
+    /// Plane of each residue of a logical page modulo the data planes (the stripe repeats).
+    planes: Vec<u32>,
 }
 
 impl Striping {
-    /// Striping in `order`.
-    pub fn new(order: [StripeDim; 4]) -> Self {
-        Striping { order }
+    /// Striping of `g`'s data planes in `order`.
+    pub fn new(order: [StripeDim; 4], g: &Geometry) -> Self {
+        let planes = (0..g.data_planes())
+            .map(|residue| {
+                let mut rest = residue;
+                let mut coord = [0u32; 4]; // channel, chip, die, plane
+                for dim in order {
+                    let (slot, radix) = match dim {
+                        StripeDim::Channel => (0, g.data_channels),
+                        StripeDim::Chip => (1, g.chips_per_channel),
+                        StripeDim::Die => (2, g.dies_per_chip),
+                        StripeDim::Plane => (3, g.planes_per_die),
+                    };
+                    coord[slot] = rest % radix;
+                    rest /= radix;
+                }
+                g.plane_at(coord[0], coord[1], coord[2], coord[3]).0
+            })
+            .collect();
+        Striping { planes }
     }
 
     /// The plane that holds `lpn` under static striping.
-    pub fn plane(&self, lpn: u32, g: &Geometry) -> PlaneId {
-        let mut rest = lpn % g.data_planes();
-        let mut coord = [0u32; 4]; // channel, chip, die, plane
-        for dim in self.order {
-            let (slot, radix) = match dim {
-                StripeDim::Channel => (0, g.data_channels),
-                StripeDim::Chip => (1, g.chips_per_channel),
-                StripeDim::Die => (2, g.dies_per_chip),
-                StripeDim::Plane => (3, g.planes_per_die),
-            };
-            coord[slot] = rest % radix;
-            rest /= radix;
-        }
-        g.plane_at(coord[0], coord[1], coord[2], coord[3])
+    pub fn plane(&self, lpn: u32) -> PlaneId {
+        PlaneId(self.planes[(lpn % self.planes.len() as u32) as usize])
     }
 }
 
 impl WritePlace for Striping {
-    fn place(&mut self, lpn: u32, view: &AllocView) -> PlaneId {
-        self.plane(lpn, view.geo)
+    fn place(&mut self, lpn: u32, _view: &AllocView) -> PlaneId {
+        self.plane(lpn)
     }
 }
 
@@ -85,9 +91,9 @@ impl WritePlace for LeastBusy {
 }
 
 /// The policy object for a config value.
-pub fn policy(a: Allocation, order: [StripeDim; 4]) -> Box<dyn WritePlace> {
+pub fn policy(a: Allocation, order: [StripeDim; 4], g: &Geometry) -> Box<dyn WritePlace> {
     match a {
-        Allocation::Static => Box::new(Striping::new(order)),
+        Allocation::Static => Box::new(Striping::new(order, g)),
         Allocation::Dynamic => Box::new(LeastBusy),
     }
 }
@@ -112,22 +118,28 @@ mod tests {
     #[test]
     fn channel_first_striping_alternates_channels() {
         let g = geo();
-        let s = Striping::new([
-            StripeDim::Channel,
-            StripeDim::Chip,
-            StripeDim::Die,
-            StripeDim::Plane,
-        ]);
-        let planes: Vec<u32> = (0..8).map(|l| s.plane(l, &g).0).collect();
+        let s = Striping::new(
+            [
+                StripeDim::Channel,
+                StripeDim::Chip,
+                StripeDim::Die,
+                StripeDim::Plane,
+            ],
+            &g,
+        );
+        let planes: Vec<u32> = (0..8).map(|l| s.plane(l).0).collect();
         // lpn 0 → ch0 chip0, 1 → ch1 chip0, 2 → ch0 chip1, 3 → ch1 chip1, then plane 1.
         assert_eq!(planes, vec![0, 4, 2, 6, 1, 5, 3, 7]);
-        let s = Striping::new([
-            StripeDim::Plane,
-            StripeDim::Die,
-            StripeDim::Chip,
-            StripeDim::Channel,
-        ]);
-        let planes: Vec<u32> = (0..8).map(|l| s.plane(l, &g).0).collect();
+        let s = Striping::new(
+            [
+                StripeDim::Plane,
+                StripeDim::Die,
+                StripeDim::Chip,
+                StripeDim::Channel,
+            ],
+            &g,
+        );
+        let planes: Vec<u32> = (0..8).map(|l| s.plane(l).0).collect();
         assert_eq!(planes, (0..8).collect::<Vec<_>>());
     }
 

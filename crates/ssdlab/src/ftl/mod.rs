@@ -107,7 +107,7 @@ impl Ftl {
             gc_keys: vec![u16::MAX; geo.blocks() as usize],
             planes,
             gc_threshold: gc_threshold_blocks(cfg.ftl.gc_threshold, geo.blocks_per_plane),
-            striping: Striping::new(cfg.ftl.stripe_order),
+            striping: Striping::new(cfg.ftl.stripe_order, &geo),
             victim: gc::policy(cfg.ftl.gc_victim, gc_rng),
             zombie: if cfg.buffer.host_pages > 0 {
                 vec![0; (logical_pages(cfg) as usize).div_ceil(64)]
@@ -124,7 +124,7 @@ impl Ftl {
     /// The plane a logical page belongs to under static striping (also where never-written
     /// pages are read from).
     pub fn home_plane(&self, lpn: u32) -> PlaneId {
-        self.striping.plane(lpn, &self.geo)
+        self.striping.plane(lpn)
     }
 
     /// Whether `stream` can get a page on `plane` now.

@@ -5,7 +5,7 @@
 use super::blocks::Stream;
 use super::Ftl;
 use crate::config::{FillPattern, PreconditionConfig};
-use crate::flash::{Level, PlaneId};
+use crate::flash::{Level, PlaneId, Ppn};
 use crate::time::SimTime;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -100,13 +100,18 @@ impl Ftl {
         let victim = self
             .claim_victim(plane, SimTime::ZERO)
             .ok_or(PreconditionError { plane: plane.0 })?;
-        let moves: Vec<_> = self.valid_pages(victim).collect();
         let stream = Stream::gc(self.blocks[victim.0 as usize].level);
-        for (src, lpn) in moves {
+        let first = self.geo.first_page(victim).0;
+        // Moves go to other blocks, so the victim's pages can be walked while moving them.
+        for src in first..first + self.blocks[victim.0 as usize].write_ptr {
+            let lpn = self.map.lpn(src);
+            if lpn == crate::ftl::mapping::NONE {
+                continue;
+            }
             let dst = self
                 .alloc(plane, stream, SimTime::ZERO)
                 .ok_or(PreconditionError { plane: plane.0 })?;
-            self.commit_move(src, dst, lpn);
+            self.commit_move(Ppn(src), dst, lpn);
         }
         self.erase(victim);
         Ok(())

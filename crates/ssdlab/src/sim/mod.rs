@@ -248,7 +248,7 @@ impl<'w> Simulation<'w> {
             free_ops: Vec::new(),
             reqs: Vec::new(),
             free_reqs: Vec::new(),
-            place: alloc::policy(cfg.ftl.allocation, cfg.ftl.stripe_order),
+            place: alloc::policy(cfg.ftl.allocation, cfg.ftl.stripe_order, &geo),
             sched: sched::policy(cfg.sched.policy),
             policies,
             gc_jobs: vec![GcJob::default(); geo.planes() as usize],
