@@ -137,6 +137,10 @@ pub struct SuspendConfig {
 
 /// ISPP iterations per cell type when not given: pe-suspension.txt Table 1 gives 5 (SLC) and
 /// 15 (MLC); denser cells are not given and take the MLC count.
+/// Upper bound of `flash.ispp_iterations`: real ISPP programs take 5-30 iterations; the bound
+/// keeps each operation's phase list small (a phased program holds one entry per phase).
+const MAX_ISPP_ITERATIONS: u32 = 1000;
+
 fn default_iterations(cell: CellType) -> u32 {
     if cell == CellType::Slc {
         5
@@ -171,9 +175,12 @@ impl RawFlash {
         let mut program_us = f.program_us.unwrap_or(prog_d);
         let mut erase_us = f.erase_us.unwrap_or(erase_d);
         let n = f.ispp_iterations.unwrap_or(default_iterations(f.cell));
-        if n == 0 {
-            errs.push("flash.ispp_iterations = 0: must be >= 1".into());
+        if !(1..=MAX_ISPP_ITERATIONS).contains(&n) {
+            errs.push(format!(
+                "flash.ispp_iterations = {n}: must be in 1..={MAX_ISPP_ITERATIONS} (an ISPP program has tens of iterations)"
+            ));
         }
+        let n = n.clamp(1, MAX_ISPP_ITERATIONS);
         let cycle = program_us / f64::from(n.max(1));
         let ispp_program_us = f.ispp_program_us.unwrap_or(cycle * program_share(f.cell));
         let ispp_verify_us = f.ispp_verify_us.unwrap_or(cycle - ispp_program_us);
@@ -188,6 +195,7 @@ impl RawFlash {
             ));
         }
         let erase_verify_us = f.erase_verify_us.unwrap_or(ispp_verify_us);
+        check_duration(errs, "flash.erase_verify_us", erase_verify_us);
         if erase_verify_us > erase_us {
             errs.push(format!("flash.erase_verify_us = {erase_verify_us}: must not exceed flash.erase_us = {erase_us}"));
         }

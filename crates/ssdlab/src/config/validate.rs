@@ -20,7 +20,7 @@ pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
     if !errs.is_empty() {
         return Err(ConfigError::Invalid(errs));
     }
-    Ok(Config {
+    let cfg = Config {
         scheme: String::new(),
         geometry: raw.geometry,
         flash,
@@ -36,7 +36,15 @@ pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
         redundancy: raw.redundancy,
         host: raw.host,
         params: Default::default(),
-    })
+    };
+    // Derived quantities the checks above do not bound on their own.
+    if crate::ftl::logical_pages(&cfg) == 0 {
+        return Err(ConfigError::Invalid(vec![format!(
+            "ftl.over_provisioning = {}: leaves no logical page on this drive (at least one is needed)",
+            cfg.ftl.over_provisioning
+        )]));
+    }
+    Ok(cfg)
 }
 
 fn check_geometry(raw: &RawConfig, errs: &mut Vec<String>) {
@@ -224,7 +232,12 @@ fn check_redundancy(raw: &RawConfig, errs: &mut Vec<String>) {
         }
         RedundancyScheme::Ttflash => {
             let dies = g.channels * g.chips_per_channel * g.dies_per_chip;
-            if r.ttflash_k == 0 || dies % (r.ttflash_k + 1) != 0 {
+            // k + 1 computed without overflow: a k of u32::MAX is as wrong as any other misfit.
+            let fits = r
+                .ttflash_k
+                .checked_add(1)
+                .is_some_and(|stripe| r.ttflash_k > 0 && dies % stripe == 0);
+            if !fits {
                 errs.push(format!(
                     "redundancy.ttflash_k = {}: the {dies} dies must split into stripes of k+1",
                     r.ttflash_k
@@ -336,5 +349,40 @@ mod tests {
     #[test]
     fn zero_op_cannot_fit_the_gc_reserve() {
         assert!(violations(&["ftl.over_provisioning=0.0"]).contains("GC reserve"));
+    }
+
+    #[test]
+    fn derived_quantities_no_logical_pages_is_rejected() {
+        let e = violations(&["ftl.over_provisioning=0.9998", "ftl.gc_threshold=0.0"]);
+        assert!(
+            e.contains("ftl.over_provisioning") && e.contains("logical"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn integer_overflow_in_stripe_width_is_rejected() {
+        let e = violations(&[
+            "redundancy.scheme=\"ttflash\"",
+            "redundancy.ttflash_k=4294967295",
+        ]);
+        assert!(e.contains("redundancy.ttflash_k = 4294967295"), "{e}");
+    }
+
+    #[test]
+    fn unbounded_per_op_state_is_rejected() {
+        let e = violations(&["suspend.policy=\"ips\"", "flash.ispp_iterations=2147483647"]);
+        assert!(e.contains("flash.ispp_iterations"), "{e}");
+        // A million iterations would round every phase to 0 ns and make programs free.
+        let e = violations(&["flash.ispp_iterations=1000000"]);
+        assert!(e.contains("flash.ispp_iterations"), "{e}");
+    }
+
+    #[test]
+    fn every_duration_key_is_validated() {
+        for v in ["-1", "-inf", "nan", "inf"] {
+            let e = violations(&[&format!("flash.erase_verify_us={v}")]);
+            assert!(e.contains("flash.erase_verify_us"), "{v}: {e}");
+        }
     }
 }

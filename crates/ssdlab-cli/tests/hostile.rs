@@ -1,0 +1,57 @@
+//! Reproducers of issue 18 (hostile input): each must end with exit 2 and an error naming the
+//! field, never a panic, an abort or a silent wrong answer. Issue 18 lists more; each class
+//! joins this file as it is fixed.
+
+use assert_cmd::Command;
+use predicates::str::contains;
+
+const SYNTH: &str = "requests=100,write_ratio=0.5,iat_us=100,footprint_gib=0.01,seed=1";
+
+fn refused(sets: &[&str], field: &str) {
+    let mut args = vec!["run", "-q", "--preset", "tiny"];
+    for s in sets {
+        args.extend(["--set", s]);
+    }
+    args.extend(["--synth", SYNTH]);
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args(&args)
+        .assert()
+        .code(2)
+        .stderr(contains(field));
+}
+
+#[test]
+fn stripe_width_overflow_is_refused() {
+    refused(
+        &[
+            "redundancy.scheme=\"ttflash\"",
+            "redundancy.ttflash_k=4294967295",
+        ],
+        "redundancy.ttflash_k = 4294967295",
+    );
+}
+
+#[test]
+fn zero_logical_pages_is_refused() {
+    refused(&["ftl.over_provisioning=0.9998"], "ftl.over_provisioning");
+}
+
+#[test]
+fn unbounded_ispp_iterations_are_refused() {
+    refused(
+        &["suspend.policy=\"ips\"", "flash.ispp_iterations=2147483647"],
+        "flash.ispp_iterations",
+    );
+    refused(&["flash.ispp_iterations=1000000"], "flash.ispp_iterations");
+}
+
+#[test]
+fn unvalidated_duration_is_refused() {
+    for v in ["-1", "-inf", "nan"] {
+        refused(
+            &[&format!("flash.erase_verify_us={v}")],
+            "flash.erase_verify_us",
+        );
+    }
+}
