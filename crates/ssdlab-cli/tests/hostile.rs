@@ -55,3 +55,22 @@ fn unvalidated_duration_is_refused() {
         );
     }
 }
+
+#[test]
+fn synthetic_spec_values_are_validated() {
+    for (spec, field) in [
+        ("requests=-5", "requests"),
+        ("requests=nan", "requests"),
+        ("requests=2.7", "requests"),
+        ("rate_iops=-5", "rate_iops"),
+        ("iat_us=1e300", "iat_us"),
+    ] {
+        Command::cargo_bin("ssdlab")
+            .unwrap()
+            .args(["run", "-q", "--preset", "tiny", "--synth"])
+            .arg(format!("{spec},write_ratio=0.5,footprint_gib=0.01"))
+            .assert()
+            .code(2)
+            .stderr(contains(field));
+    }
+}

@@ -104,6 +104,15 @@ impl SynthSpec {
         if !(gap.is_finite() && gap >= 0.0) {
             return Err(format!("iat_us = {gap}: must be >= 0"));
         }
+        // Arrival times are u64 nanoseconds: keep the nominal span (mean gap x requests) within
+        // 1e18 ns (~32 years), a factor 18 below the limit for the tails of random gaps.
+        if gap * self.requests as f64 > MAX_SPAN_US {
+            return Err(format!(
+                "iat_us = {gap:.3e}: {} requests at this mean gap span {:.3e} us, more than the {MAX_SPAN_US:.0e} us a run can represent",
+                self.requests,
+                gap * self.requests as f64
+            ));
+        }
         let max_kib = f64::from(*self.size_kib.iter().max().unwrap_or(&4));
         if !(self.footprint_gib.is_finite() && self.footprint_gib * 1024.0 * 1024.0 >= max_kib) {
             return Err(format!(
@@ -201,8 +210,21 @@ impl FromStr for SynthSpec {
                     .parse::<f64>()
                     .map_err(|_| format!("synthetic spec {k}: expected a number, found `{v}`"))
             };
+            // Counts and seeds: whole numbers (written as 100000 or 1e5), not negative, exact
+            // in a double.
+            let whole = |v: &str| {
+                let x = num(v)?;
+                if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= 2f64.powi(53) {
+                    Ok(x as u64)
+                } else {
+                    Err(format!(
+                        "synthetic spec {k} = {}: expected a whole number >= 0",
+                        v.trim()
+                    ))
+                }
+            };
             match k.trim() {
-                "requests" => spec.requests = num(v)? as u64,
+                "requests" => spec.requests = whole(v)?,
                 "write_ratio" => spec.write_ratio = num(v)?,
                 "size_kib" => {
                     spec.size_kib = v
@@ -211,7 +233,13 @@ impl FromStr for SynthSpec {
                         .collect::<Result<_, _>>()?
                 }
                 "iat_us" => gap = num(v)?,
-                "rate_iops" => gap = 1e6 / num(v)?,
+                "rate_iops" => {
+                    let rate = num(v)?;
+                    if !(rate.is_finite() && rate > 0.0) {
+                        return Err(format!("synthetic spec rate_iops = {}: must be > 0", v.trim()));
+                    }
+                    gap = 1e6 / rate;
+                }
                 "arrivals" => constant = match v.trim() {
                     "exp" => false,
                     "const" => true,
@@ -225,7 +253,7 @@ impl FromStr for SynthSpec {
                 "dup_zipf" => spec.dup_zipf = num(v)?,
                 "dup_pool" => spec.dup_pool = num(v)?,
                 "dup_reads" => spec.dup_reads = num(v)?,
-                "seed" => spec.seed = num(v)? as u64,
+                "seed" => spec.seed = whole(v)?,
                 other => return Err(format!("synthetic spec: unknown key `{other}` (known: requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, footprint_gib, zipf, seq, rw_mix, dedup, dup_zipf, dup_pool, dup_reads, seed)")),
             }
         }
@@ -240,6 +268,9 @@ impl FromStr for SynthSpec {
 }
 
 const SHARED_RING: usize = 65_536;
+
+/// Longest nominal span of a synthetic workload, µs (1e18 ns: arrival times are u64 ns).
+const MAX_SPAN_US: f64 = 1e15;
 
 /// The generator: an iterator of requests.
 pub struct Synth {
@@ -461,5 +492,31 @@ mod tests {
             .parse::<SynthSpec>()
             .unwrap_err()
             .contains("write_ratio"));
+    }
+
+    #[test]
+    fn synth_counts_must_be_whole_numbers() {
+        for bad in [
+            "requests=-5",
+            "requests=nan",
+            "requests=2.7",
+            "seed=-1",
+            "seed=inf",
+        ] {
+            let e = bad.parse::<SynthSpec>().unwrap_err();
+            assert!(e.contains("whole number"), "{bad}: {e}");
+        }
+        let ok: SynthSpec = "requests=1e5,seed=3".parse().unwrap();
+        assert_eq!((ok.requests, ok.seed), (100_000, 3));
+    }
+
+    #[test]
+    fn synth_rates_and_spans_are_bounded() {
+        for bad in ["rate_iops=-5", "rate_iops=0", "rate_iops=nan"] {
+            let e = bad.parse::<SynthSpec>().unwrap_err();
+            assert!(e.contains("rate_iops"), "{bad}: {e}");
+        }
+        let e = "iat_us=1e300".parse::<SynthSpec>().unwrap_err();
+        assert!(e.contains("iat_us") && e.contains("span"), "{e}");
     }
 }
