@@ -17,9 +17,33 @@ use ssdlab::workload::trace::{self, TraceOptions, TraceReader};
 use ssdlab::workload::Requests;
 use std::io::{IsTerminal, Write};
 
+/// Writes to stdout, returning an error instead of panicking when stdout is gone (`| head`).
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout(), $($arg)*)?
+    }};
+}
+
+/// `out!` with a newline.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), $($arg)*)?
+    }};
+}
+
 fn main() {
     let cli = Cli::parse();
     if let Err(e) = dispatch(cli) {
+        // A reader that stopped reading (`ssdlab trace stats … | head -1`) is not an error.
+        let gone = e.chain().any(|c| {
+            c.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        });
+        if gone {
+            std::process::exit(0);
+        }
         eprintln!("error: {e:#}");
         std::process::exit(2);
     }
@@ -35,22 +59,22 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Config {
             cmd: ConfigCmd::Show(a),
         } => {
-            print!("{}", build_config(&a)?.to_toml_full());
+            out!("{}", build_config(&a)?.to_toml_full());
             Ok(())
         }
         Command::Experiment { cmd } => experiment::dispatch(cmd),
         Command::RunSpec(a) => experiment::run_spec(a),
         Command::Schemes { matrix } => {
             if matrix {
-                print!("{}", ssdlab::schemes::matrix_markdown());
+                out!("{}", ssdlab::schemes::matrix_markdown());
             } else {
-                print!("{}", table::schemes());
+                out!("{}", table::schemes());
             }
             Ok(())
         }
         Command::Presets => {
             for p in PRESETS {
-                println!("{:<18} {}", p.name, p.summary);
+                outln!("{:<18} {}", p.name, p.summary);
             }
             Ok(())
         }
@@ -157,7 +181,7 @@ fn run(a: RunArgs) -> Result<()> {
     }
     summary.trace = reader.map(|r| r.counts);
     if !a.quiet {
-        print!("{}", table::render(&summary, &cfg));
+        out!("{}", table::render(&summary, &cfg));
     }
     if let Some(path) = &a.json {
         let text = serde_json::to_string_pretty(&summary)?;
@@ -216,37 +240,38 @@ fn trace_stats(a: StatsArgs) -> Result<()> {
         if let Some(idle) = idle {
             v["idle"] = idle;
         }
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
-    println!("trace              {}", path.display());
-    println!("format             {}", s.format);
-    println!("requests           {}", s.requests);
-    println!("read %             {:.2}", s.read_pct);
-    println!("mean size          {:.0} B", s.mean_size_bytes);
-    println!(
+    outln!("trace              {}", path.display());
+    outln!("format             {}", s.format);
+    outln!("requests           {}", s.requests);
+    outln!("read %             {:.2}", s.read_pct);
+    outln!("mean size          {:.0} B", s.mean_size_bytes);
+    outln!(
         "footprint          {:.3} GiB (distinct 4 KiB blocks)",
         s.footprint_bytes as f64 / 1073741824.0
     );
-    println!(
+    outln!(
         "address span       {} .. {} B",
-        s.min_offset_bytes, s.max_end_bytes
+        s.min_offset_bytes,
+        s.max_end_bytes
     );
-    println!("duration           {:.3} s", s.duration_s);
-    println!("inter-arrival mean {:.3} us", s.mean_interarrival_us);
+    outln!("duration           {:.3} s", s.duration_s);
+    outln!("inter-arrival mean {:.3} us", s.mean_interarrival_us);
     let c = &s.counts;
-    println!(
+    outln!(
         "skipped lines      {} framing, {} malformed, {} zero-size, {} other devices; {} timestamps clamped",
         c.skipped_framing, c.skipped_malformed, c.skipped_zero_size, c.filtered_device, c.clamped_timestamps
     );
     if let Some(idle) = &idle {
-        println!(
+        outln!(
             "idle ({})      {:.2} % at time_scale 1",
             idle["preset"].as_str().unwrap_or(""),
             idle["idle_pct"].as_f64().unwrap_or(0.0)
         );
         if let Some(best) = idle.get("time_scale_for_target") {
-            println!(
+            outln!(
                 "time_scale         {:.6} gives {:.2} % idle (target {:.2} %); use --set host.time_scale={:.6}",
                 best["time_scale"].as_f64().unwrap_or(0.0),
                 best["idle_pct"].as_f64().unwrap_or(0.0),
