@@ -44,9 +44,26 @@ fn main() {
         if gone {
             std::process::exit(0);
         }
-        eprintln!("error: {e:#}");
+        eprintln!("error: {}", message(&e));
         std::process::exit(2);
     }
+}
+
+/// The error and its causes, each once: a cause whose text the message already carries (a
+/// library error that prints its I/O cause) is not repeated.
+fn message(e: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if msg.contains(&text) {
+            continue;
+        }
+        if !msg.is_empty() {
+            msg.push_str(": ");
+        }
+        msg.push_str(&text);
+    }
+    msg
 }
 
 fn dispatch(cli: Cli) -> Result<()> {

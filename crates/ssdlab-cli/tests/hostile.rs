@@ -74,3 +74,18 @@ fn synthetic_spec_values_are_validated() {
             .stderr(contains(field));
     }
 }
+
+#[test]
+fn io_errors_print_their_cause_once() {
+    let out = Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args(["run", "-q", "--preset", "tiny", "--trace", "/"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert_eq!(text.matches("os error").count(), 1, "{text}");
+    assert!(text.starts_with("error: /:"), "{text}");
+}
