@@ -143,7 +143,7 @@ pub struct RunArgs {
     pub verify: bool,
     /// Simulate a power loss at this simulated time, µs: volatile replication state (HotR /
     /// DedupHR Map_table, R-LRU lists, staging copies) is lost and the run goes on.
-    #[arg(long, value_name = "US")]
+    #[arg(long, value_name = "US", allow_negative_numbers = true)]
     pub power_loss_at: Option<f64>,
     /// Write the JSON summary here.
     #[arg(long, value_name = "OUT.json")]

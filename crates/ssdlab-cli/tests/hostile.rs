@@ -89,3 +89,36 @@ fn io_errors_print_their_cause_once() {
     assert_eq!(text.matches("os error").count(), 1, "{text}");
     assert!(text.starts_with("error: /:"), "{text}");
 }
+
+#[test]
+fn empty_trace_says_so() {
+    let path = std::env::temp_dir().join(format!("ssdlab-empty-{}.csv", std::process::id()));
+    std::fs::write(&path, "").unwrap();
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args(["run", "-q", "--preset", "tiny", "--trace"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(contains("the trace is empty"));
+    std::fs::remove_file(&path).ok();
+}
+
+#[test]
+fn negative_power_loss_time_is_the_tools_own_error() {
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args([
+            "run",
+            "-q",
+            "--preset",
+            "tiny",
+            "--power-loss-at",
+            "-1",
+            "--synth",
+            SYNTH,
+        ])
+        .assert()
+        .code(2)
+        .stderr(contains("--power-loss-at -1: must be a time >= 0"));
+}

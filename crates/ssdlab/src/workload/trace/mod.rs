@@ -39,6 +39,12 @@ pub enum TraceError {
         /// What the line holds (truncated).
         found: String,
     },
+    /// The file holds no data at all.
+    #[error("{path}: the trace is empty (no requests to replay)")]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
     /// No known format matches the first lines.
     #[error("{path}: cannot detect the trace format from its first lines (tried msr, spc, fiu, disksim, flashnet, blktrace, vscsi, vscsi-bin); use --format")]
     UnknownFormat {
@@ -145,13 +151,19 @@ impl TraceReader {
     /// Opens a trace, detecting its format from the first lines unless `opts.format` is set.
     ///
     /// # Errors
-    /// [`TraceError::Io`] if unreadable, [`TraceError::UnknownFormat`] if nothing matches.
+    /// [`TraceError::Io`] if unreadable, [`TraceError::Empty`] for an empty file,
+    /// [`TraceError::UnknownFormat`] if nothing matches.
     pub fn open(path: &Path, opts: TraceOptions) -> Result<Self, TraceError> {
         let format = match opts.format {
             Some(f) => f,
             None => {
                 let mut input = open(path)?;
                 let head = input.fill_buf().map_err(io_error(path))?;
+                if head.is_empty() {
+                    return Err(TraceError::Empty {
+                        path: path.to_path_buf(),
+                    });
+                }
                 if formats::looks_like_vscsi_bin(head) {
                     Format::VscsiBin
                 } else {
