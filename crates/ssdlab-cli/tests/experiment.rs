@@ -324,3 +324,37 @@ fn committed_experiment_results_match_the_current_configs() {
         );
     }
 }
+
+#[test]
+fn run_spec_refuses_a_job_id_that_is_a_path() {
+    let dir = fresh_dir("escape");
+    write_experiment(&dir, false);
+    let jobs = dir.join("jobs");
+    ssdlab()
+        .args(["experiment", "plan"])
+        .arg(&dir)
+        .arg("--out")
+        .arg(&jobs)
+        .assert()
+        .success();
+    let job = std::fs::read_dir(&jobs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&job).unwrap()).unwrap();
+    v["point"]["id"] = "../escape".into();
+    std::fs::write(&job, v.to_string()).unwrap();
+    let out = dir.join("out");
+    ssdlab()
+        .arg("run-spec")
+        .arg(&job)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(contains("point.id"));
+    assert!(!dir.join("escape.json").exists());
+}

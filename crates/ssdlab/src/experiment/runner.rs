@@ -156,6 +156,21 @@ pub fn run_job(job_file: &Path, out_dir: &Path) -> Result<PathBuf, ExperimentErr
         path: job_file.display().to_string(),
         message: e.to_string(),
     })?;
+    let id = &job.point.id;
+    // The id names the result file inside `out_dir`: no path of its own.
+    if id.is_empty()
+        || id.starts_with('.')
+        || id
+            .chars()
+            .any(|c| matches!(c, '/' | '\\') || c.is_control())
+    {
+        return Err(ExperimentError::Spec {
+            path: job_file.display().to_string(),
+            message: format!(
+                "point.id = {id:?}: must be a plain file name (no '/', '\\', control characters or leading '.')"
+            ),
+        });
+    }
     let actual = job.point.hash()?;
     if actual != job.point_hash {
         return Err(ExperimentError::Run {
