@@ -25,7 +25,11 @@ fn result_path(dir: &Path, id: &str) -> PathBuf {
 /// Writes a file atomically (temporary file, then rename), so an interrupted run never leaves
 /// a half-written result that would later count as finished.
 pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), ExperimentError> {
-    let tmp = path.with_extension("json.tmp");
+    // A name no other writer uses (process, then a per-process counter), so two runs on one
+    // directory cannot interleave their temporary files; the rename is atomic either way.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = path.with_extension(format!("json.{}-{n}.tmp", std::process::id()));
     std::fs::write(&tmp, text).map_err(io_err(&tmp))?;
     std::fs::rename(&tmp, path).map_err(io_err(path))
 }
@@ -251,4 +255,34 @@ pub fn collect(
         }
     }
     Ok((collected, ignored))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_atomic;
+
+    /// Concurrent writers of one result (two `experiment run`s on one directory) never share a
+    /// temporary file: the result is one writer's text, whole, and no temporary is left.
+    #[test]
+    fn concurrent_writers_of_one_result_do_not_race() {
+        let dir = std::env::temp_dir().join(format!("ssdlab-atomic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("p.json");
+        let texts = ["a".repeat(100_000), "b".repeat(100_000)];
+        std::thread::scope(|s| {
+            for t in &texts {
+                let path = &path;
+                s.spawn(move || {
+                    for _ in 0..50 {
+                        write_atomic(path, t).unwrap();
+                    }
+                });
+            }
+        });
+        let got = std::fs::read_to_string(&path).unwrap();
+        assert!(texts.contains(&got));
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert_eq!(left.len(), 1, "temporary files left behind");
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }
