@@ -358,3 +358,31 @@ fn run_spec_refuses_a_job_id_that_is_a_path() {
         .stderr(contains("point.id"));
     assert!(!dir.join("escape.json").exists());
 }
+
+#[test]
+fn a_special_file_as_trace_is_refused_not_hashed_forever() {
+    let dir = fresh_dir("devzero");
+    std::fs::write(
+        dir.join("experiment.toml"),
+        r#"
+name = "devzero"
+title = "A device as trace"
+preset = "tiny"
+
+[[workload]]
+name = "zero"
+trace = "/dev/zero"
+
+[[variant]]
+name = "FIFO"
+"#,
+    )
+    .unwrap();
+    ssdlab()
+        .args(["experiment", "run"])
+        .arg(&dir)
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(2)
+        .stderr(contains("regular file"));
+}

@@ -71,6 +71,14 @@ impl WorkloadRef {
                 device,
             } => {
                 let mut f = std::fs::File::open(path).map_err(io_err(path))?;
+                // Only a regular file has contents that can be hashed and replayed the same way
+                // twice (a device such as /dev/zero never ends; a pipe is consumed).
+                if !f.metadata().map_err(io_err(path))?.is_file() {
+                    return Err(ExperimentError::Spec {
+                        path: path.display().to_string(),
+                        message: "an experiment's trace must be a regular file (its contents are hashed into the point's identity)".into(),
+                    });
+                }
                 let mut buf = vec![0u8; 1 << 16];
                 loop {
                     let n = f.read(&mut buf).map_err(io_err(path))?;
