@@ -122,3 +122,76 @@ fn negative_power_loss_time_is_the_tools_own_error() {
         .code(2)
         .stderr(contains("--power-loss-at -1: must be a time >= 0"));
 }
+
+fn trace_file(name: &str, text: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("ssdlab-hostile-{}-{name}", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn arrival_times_beyond_simulated_time_are_refused_not_wrapped() {
+    // MSR timestamps are 100 ns ticks: the second request comes 1.8e19 ns after the first.
+    let msr = trace_file(
+        "late.csv",
+        "128166386783630075,hm,0,Write,0,4096,10\n\
+         184467440737095516,hm,0,Read,0,4096,10\n",
+    );
+    let run = |extra: &[&str]| {
+        Command::cargo_bin("ssdlab")
+            .unwrap()
+            .args(["run", "-q", "--preset", "tiny", "--trace"])
+            .arg(&msr)
+            .args(extra)
+            .assert()
+            .code(2)
+            .stderr(contains("request 1 arrives at"))
+            .stderr(contains("host.time_scale"));
+    };
+    run(&[]);
+    // A sane trace scaled beyond the limit.
+    let ok = trace_file(
+        "scaled.csv",
+        "128166386783630075,hm,0,Write,0,4096,10\n\
+         128166386813630075,hm,0,Read,0,4096,10\n",
+    );
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args([
+            "run",
+            "-q",
+            "--preset",
+            "tiny",
+            "--set",
+            "host.time_scale=1e9",
+            "--trace",
+        ])
+        .arg(&ok)
+        .assert()
+        .code(2)
+        .stderr(contains("request 1 arrives at"));
+    std::fs::remove_file(msr).ok();
+    std::fs::remove_file(ok).ok();
+}
+
+#[test]
+fn rails_period_beyond_simulated_time_is_refused() {
+    let mut cmd = Command::cargo_bin("ssdlab").unwrap();
+    cmd.args([
+        "run",
+        "-q",
+        "--preset",
+        "tiny",
+        "--set",
+        "geometry.channels=2",
+        "--scheme",
+        "rails",
+        "--set",
+        "redundancy.rails_switch_us=9223372036854775807",
+        "--synth",
+        SYNTH,
+    ]);
+    cmd.assert()
+        .code(2)
+        .stderr(contains("redundancy.rails_switch_us"));
+}

@@ -246,6 +246,12 @@ fn check_redundancy(raw: &RawConfig, errs: &mut Vec<String>) {
         }
         _ => {}
     }
+    if r.rails_switch_us > 1_000_000_000_000 {
+        errs.push(format!(
+            "redundancy.rails_switch_us = {}: must be at most 1e12 us (a period in nanoseconds must fit simulated time)",
+            r.rails_switch_us
+        ));
+    }
     if r.rails_switch_us > 0 && r.scheme != RedundancyScheme::Rails {
         errs.push(format!(
             "redundancy.rails_switch_us = {}: role switching needs redundancy.scheme = \"rails\"",

@@ -11,6 +11,10 @@ use crate::time::SimTime;
 use crate::workload::trace::TraceError;
 use crate::workload::{IoOp, Request};
 
+/// Latest arrival time a run accepts, ns (~32 years): every later event is at most hours past
+/// an arrival, so simulated time stays far below `u64::MAX` and never wraps.
+const MAX_ARRIVAL_NS: f64 = 1e18;
+
 impl Simulation<'_> {
     /// Pulls the next request from the workload and schedules its arrival.
     pub(super) fn fetch_next(&mut self) -> Result<(), SimError> {
@@ -24,8 +28,15 @@ impl Simulation<'_> {
                 let at = if self.closed_loop() {
                     self.now
                 } else {
-                    SimTime((r.time_ns as f64 * self.cfg.host.time_scale).round() as u64)
-                        .max(self.now)
+                    let at_ns = (r.time_ns as f64 * self.cfg.host.time_scale).round();
+                    if at_ns > MAX_ARRIVAL_NS {
+                        return Err(SimError::TimeLimit {
+                            request: self.host.issued,
+                            at_ns,
+                            limit: MAX_ARRIVAL_NS,
+                        });
+                    }
+                    SimTime(at_ns as u64).max(self.now)
                 };
                 self.host.next = Some((at, r));
                 self.schedule_arrival();

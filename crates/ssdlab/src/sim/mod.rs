@@ -50,6 +50,16 @@ pub enum SimError {
     /// The drive's tables do not fit in memory.
     #[error(transparent)]
     OutOfMemory(#[from] crate::ftl::mapping::OutOfMemory),
+    /// A request arrives later than simulated time can represent.
+    #[error("request {request} arrives at {at_ns:.4e} ns (its trace time x host.time_scale), beyond the {limit:.0e} ns a run can represent; check the trace's timestamps or lower host.time_scale")]
+    TimeLimit {
+        /// 0-based request index.
+        request: u64,
+        /// Its arrival time, ns.
+        at_ns: f64,
+        /// The limit, ns.
+        limit: f64,
+    },
     /// Requests remain but nothing can make progress (e.g. a plane full of valid data).
     #[error("simulation stalled at t = {time_us:.3} us with {outstanding} requests outstanding: no event can make progress (is a plane full of valid data? raise ftl.over_provisioning)")]
     Stalled {
