@@ -101,7 +101,7 @@ pub struct TraceArgs {
 
 #[derive(Args, Debug)]
 pub struct StatsArgs {
-    /// Trace file (plain or .gz).
+    /// Trace file (plain or gzip; `-` reads standard input).
     pub file: PathBuf,
     #[command(flatten)]
     pub trace: TraceArgs,
@@ -127,7 +127,7 @@ pub struct StatsArgs {
 pub struct RunArgs {
     #[command(flatten)]
     pub config: ConfigArgs,
-    /// Trace file (plain or .gz).
+    /// Trace file (plain or gzip; `-` reads standard input).
     #[arg(long, value_name = "FILE")]
     pub trace: Option<std::path::PathBuf>,
     #[command(flatten)]

@@ -195,3 +195,46 @@ fn rails_period_beyond_simulated_time_is_refused() {
         .code(2)
         .stderr(contains("redundancy.rails_switch_us"));
 }
+
+/// The summary without provenance and the trace's path.
+fn summary_of(json: &std::path::Path) -> serde_json::Value {
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    for k in ["sim", "tool", "trace"] {
+        v.as_object_mut().unwrap().remove(k);
+    }
+    v
+}
+
+#[test]
+fn traces_from_stdin_give_the_same_requests_as_the_file() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/traces");
+    for name in ["msr_hm_0.csv", "financial1_2k.spc", "cloudphysics_3k.vscsi"] {
+        let path = dir.join(name);
+        let out = |tag: &str| {
+            std::env::temp_dir().join(format!(
+                "ssdlab-stdin-{}-{tag}-{name}.json",
+                std::process::id()
+            ))
+        };
+        let (from_file, from_stdin) = (out("file"), out("stdin"));
+        Command::cargo_bin("ssdlab")
+            .unwrap()
+            .args(["run", "-q", "--preset", "tiny", "--trace"])
+            .arg(&path)
+            .arg("--json")
+            .arg(&from_file)
+            .assert()
+            .success();
+        Command::cargo_bin("ssdlab")
+            .unwrap()
+            .args(["run", "-q", "--preset", "tiny", "--trace", "-", "--json"])
+            .arg(&from_stdin)
+            .write_stdin(std::fs::read(&path).unwrap())
+            .assert()
+            .success();
+        assert_eq!(summary_of(&from_file), summary_of(&from_stdin), "{name}");
+        std::fs::remove_file(from_file).ok();
+        std::fs::remove_file(from_stdin).ok();
+    }
+}

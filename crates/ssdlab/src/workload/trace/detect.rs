@@ -7,22 +7,24 @@ use std::path::Path;
 
 const SAMPLE_LINES: usize = 64;
 
+/// Detects the format of `input` from its first lines; returns it and the bytes it read (the
+/// caller replays them before the rest).
 pub(super) fn detect(
     path: &Path,
-    mut input: Box<dyn BufRead + Send>,
-) -> Result<Format, TraceError> {
+    input: &mut (dyn BufRead + Send),
+) -> Result<(Format, Vec<u8>), TraceError> {
     let mut lines = Vec::new();
-    let mut buf = Vec::new();
+    let mut sample = Vec::new();
     while lines.len() < SAMPLE_LINES {
-        buf.clear();
-        let n = std::io::Read::take(&mut input, super::MAX_LINE_BYTES + 1)
-            .read_until(b'\n', &mut buf)
+        let start = sample.len();
+        let n = std::io::Read::take(&mut *input, super::MAX_LINE_BYTES + 1)
+            .read_until(b'\n', &mut sample)
             .map_err(super::io_error(path))?;
         // End of file, or an overlong line the reader will report with its line number.
         if n == 0 || n as u64 > super::MAX_LINE_BYTES {
             break;
         }
-        let line = String::from_utf8_lossy(&buf).into_owned();
+        let line = String::from_utf8_lossy(&sample[start..]).into_owned();
         if !line.trim().is_empty() {
             lines.push(line);
         }
@@ -62,5 +64,5 @@ pub(super) fn detect(
             path: path.to_path_buf(),
         });
     }
-    Ok(best)
+    Ok((best, sample))
 }

@@ -131,19 +131,25 @@ fn io_error(path: &Path) -> impl Fn(std::io::Error) -> TraceError + Copy + '_ {
     }
 }
 
+/// Opens the trace once (`-`: standard input), decompressing gzip (detected by its magic
+/// bytes, peeked without consuming them). Nothing is read twice, so pipes, FIFOs and stdin
+/// give the same requests as the file they carry.
 fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, TraceError> {
     let io = io_error(path);
-    let mut f = File::open(path).map_err(io)?;
-    let mut magic = [0u8; 2];
-    let n = f.read(&mut magic).map_err(io)?;
-    let f = File::open(path).map_err(io)?;
-    if n == 2 && magic == [0x1f, 0x8b] {
+    let raw: Box<dyn Read + Send> = if path == Path::new("-") {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(File::open(path).map_err(io)?)
+    };
+    let mut input = BufReader::with_capacity(1 << 16, raw);
+    let head = input.fill_buf().map_err(io)?;
+    if head.len() >= 2 && head[..2] == [0x1f, 0x8b] {
         Ok(Box::new(BufReader::with_capacity(
             1 << 16,
-            MultiGzDecoder::new(f),
+            MultiGzDecoder::new(input),
         )))
     } else {
-        Ok(Box::new(BufReader::with_capacity(1 << 16, f)))
+        Ok(Box::new(input))
     }
 }
 
@@ -154,10 +160,10 @@ impl TraceReader {
     /// [`TraceError::Io`] if unreadable, [`TraceError::Empty`] for an empty file,
     /// [`TraceError::UnknownFormat`] if nothing matches.
     pub fn open(path: &Path, opts: TraceOptions) -> Result<Self, TraceError> {
+        let mut input = open(path)?;
         let format = match opts.format {
             Some(f) => f,
             None => {
-                let mut input = open(path)?;
                 let head = input.fill_buf().map_err(io_error(path))?;
                 if head.is_empty() {
                     return Err(TraceError::Empty {
@@ -167,7 +173,10 @@ impl TraceReader {
                 if formats::looks_like_vscsi_bin(head) {
                     Format::VscsiBin
                 } else {
-                    detect::detect(path, input)?
+                    // Detection reads the first lines; they are put back in front of the rest.
+                    let (format, sample) = detect::detect(path, &mut input)?;
+                    input = Box::new(std::io::Cursor::new(sample).chain(input));
+                    format
                 }
             }
         };
@@ -177,7 +186,7 @@ impl TraceReader {
         };
         Ok(TraceReader {
             path: path.to_path_buf(),
-            input: open(path)?,
+            input,
             unit: opts.time_unit.unwrap_or(format.default_unit()),
             format,
             opts,
