@@ -299,3 +299,15 @@ fn bad_synthetic_dedup_parameters_are_named() {
         assert!(e.contains(key), "{spec}: {e}");
     }
 }
+
+#[test]
+fn control_characters_in_a_bad_line_are_escaped_in_the_error() {
+    let bad = "128166386783631602,hm,0,Re\0ad\x1b[31m,0,4096,1\n";
+    let e = trace_error("nul.csv", format!("{MSR_OK}{bad}"), false).unwrap_err();
+    assert!(!e.contains('\0') && !e.contains('\x1b'), "{e:?}");
+    assert!(e.contains(":2:") && e.contains("Re?ad?[31m"), "{e}");
+    // An overlong line is quoted by its first bytes, escaped the same way.
+    let long = format!("\0\x1b{}\n", "x".repeat(2 << 20));
+    let e = trace_error("long.csv", format!("{MSR_OK}{long}"), false).unwrap_err();
+    assert!(!e.contains('\0') && !e.contains('\x1b'), "{e:?}");
+}

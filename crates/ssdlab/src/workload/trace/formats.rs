@@ -171,12 +171,7 @@ pub(super) struct LineError {
 
 impl LineError {
     fn new(field: &'static str, expected: &str, found: &str) -> Self {
-        // Control characters (binary input) would garble the terminal: show them as `?`.
-        let found: String = found
-            .chars()
-            .take(60)
-            .map(|c| if c.is_control() { '?' } else { c })
-            .collect();
+        let found = printable(&found.chars().take(60).collect::<String>());
         LineError {
             field,
             expected: expected.to_string(),
@@ -511,6 +506,14 @@ fn five_columns(line: &str, unit: TimeUnit, addr_unit: u64) -> LineResult {
         device: dev,
         content: None,
     }))
+}
+
+/// `text` with control characters (binary input: NUL, escape sequences) shown as `?`, so an
+/// error quoting a hostile line cannot garble the terminal.
+pub(super) fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
 }
 
 #[cfg(test)]

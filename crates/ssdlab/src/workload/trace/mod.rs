@@ -223,7 +223,7 @@ impl TraceReader {
                 expected: format!(
                     "a line of at most {MAX_LINE_BYTES} bytes (is this a binary file?)"
                 ),
-                found: String::from_utf8_lossy(&self.buf[..40]).into_owned(),
+                found: formats::printable(&String::from_utf8_lossy(&self.buf[..40])),
             });
         }
         Ok(Some(String::from_utf8_lossy(&self.buf)))
