@@ -238,3 +238,25 @@ fn traces_from_stdin_give_the_same_requests_as_the_file() {
         std::fs::remove_file(from_stdin).ok();
     }
 }
+
+#[test]
+fn a_request_ending_past_2_64_bytes_is_a_bad_offset_not_a_stall() {
+    let t = trace_file(
+        "huge-offset.csv",
+        "128166386783630075,hm,0,Write,0,4096,10\n\
+         128166386783630085,hm,0,Write,18446744073709551615,4096,10\n",
+    );
+    for cmd in [
+        vec!["run", "-q", "--preset", "tiny", "--trace"],
+        vec!["trace", "stats"],
+    ] {
+        Command::cargo_bin("ssdlab")
+            .unwrap()
+            .args(&cmd)
+            .arg(&t)
+            .assert()
+            .code(2)
+            .stderr(contains(":2: field `offset`"));
+    }
+    std::fs::remove_file(t).ok();
+}

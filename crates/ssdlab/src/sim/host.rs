@@ -84,7 +84,8 @@ impl Simulation<'_> {
 
     fn pages_of(&self, r: &Request) -> u32 {
         let ps = u64::from(self.geo.page_size_bytes);
-        (r.offset_bytes / ps..(r.offset_bytes + r.size_bytes).div_ceil(ps)).count() as u32
+        let end = r.offset_bytes.saturating_add(r.size_bytes).div_ceil(ps);
+        (r.offset_bytes / ps..end).count() as u32
     }
 
     fn issue_next(&mut self) -> Result<(), SimError> {
@@ -100,12 +101,23 @@ impl Simulation<'_> {
         let ps = u64::from(self.geo.page_size_bytes);
         let logical = u64::from(self.host_pages());
         let first = r.offset_bytes / ps;
-        let end = (r.offset_bytes + r.size_bytes).div_ceil(ps);
+        // A request ending past 2^64 bytes cannot be addressed (readers refuse it; this guards
+        // requests from other sources).
+        let Some(end_bytes) = r.offset_bytes.checked_add(r.size_bytes) else {
+            return Err(TraceError::OutOfRange {
+                index: self.host.issued,
+                offset: r.offset_bytes,
+                end: u64::MAX,
+                capacity: logical * ps,
+            }
+            .into());
+        };
+        let end = end_bytes.div_ceil(ps);
         if self.cfg.ftl.out_of_range == OutOfRange::Error && end > logical {
             return Err(TraceError::OutOfRange {
                 index: self.host.issued,
                 offset: r.offset_bytes,
-                end: r.offset_bytes + r.size_bytes,
+                end: end_bytes,
                 capacity: logical * ps,
             }
             .into());

@@ -311,6 +311,19 @@ impl TraceReader {
                     found: rec.size_bytes.to_string(),
                 });
             }
+            if rec.offset_bytes.checked_add(rec.size_bytes).is_none() {
+                if self.opts.lenient {
+                    self.counts.skipped_malformed += 1;
+                    continue;
+                }
+                return Err(TraceError::Parse {
+                    path: self.path.clone(),
+                    line: line_no,
+                    field: "offset",
+                    expected: "an offset whose request ends below 2^64 bytes".into(),
+                    found: rec.offset_bytes.to_string(),
+                });
+            }
             let first = *self.first_ns.get_or_insert(rec.time_ns);
             let mut t = rec.time_ns.saturating_sub(first).min(u128::from(u64::MAX)) as u64;
             if t < self.last_ns {
@@ -392,7 +405,7 @@ pub fn stats(mut reader: TraceReader) -> Result<TraceStats, TraceError> {
     for r in reader.by_ref() {
         let r = r?;
         s.requests += 1;
-        let end = r.offset_bytes + r.size_bytes;
+        let end = r.offset_bytes.saturating_add(r.size_bytes);
         match r.op {
             IoOp::Read => {
                 s.reads += 1;
