@@ -299,30 +299,14 @@ impl TraceReader {
                 continue;
             }
             if rec.size_bytes > MAX_REQUEST_BYTES {
-                if self.opts.lenient {
-                    self.counts.skipped_malformed += 1;
-                    continue;
-                }
-                return Err(TraceError::Parse {
-                    path: self.path.clone(),
-                    line: line_no,
-                    field: "size",
-                    expected: format!("a request size of at most {MAX_REQUEST_BYTES} bytes"),
-                    found: rec.size_bytes.to_string(),
-                });
+                let expected = format!("a request size of at most {MAX_REQUEST_BYTES} bytes");
+                self.refuse(line_no, "size", expected, rec.size_bytes.to_string())?;
+                continue;
             }
             if rec.offset_bytes.checked_add(rec.size_bytes).is_none() {
-                if self.opts.lenient {
-                    self.counts.skipped_malformed += 1;
-                    continue;
-                }
-                return Err(TraceError::Parse {
-                    path: self.path.clone(),
-                    line: line_no,
-                    field: "offset",
-                    expected: "an offset whose request ends below 2^64 bytes".into(),
-                    found: rec.offset_bytes.to_string(),
-                });
+                let expected = "an offset whose request ends below 2^64 bytes".to_string();
+                self.refuse(line_no, "offset", expected, rec.offset_bytes.to_string())?;
+                continue;
             }
             let first = *self.first_ns.get_or_insert(rec.time_ns);
             let mut t = rec.time_ns.saturating_sub(first).min(u128::from(u64::MAX)) as u64;
@@ -341,6 +325,29 @@ impl TraceReader {
                 content: rec.content,
             }));
         }
+    }
+}
+
+impl TraceReader {
+    /// A record the reader cannot use: skipped and counted with `lenient`, else the error.
+    fn refuse(
+        &mut self,
+        line: u64,
+        field: &'static str,
+        expected: String,
+        found: String,
+    ) -> Result<(), TraceError> {
+        if self.opts.lenient {
+            self.counts.skipped_malformed += 1;
+            return Ok(());
+        }
+        Err(TraceError::Parse {
+            path: self.path.clone(),
+            line,
+            field,
+            expected,
+            found,
+        })
     }
 }
 
