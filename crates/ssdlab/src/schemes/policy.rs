@@ -391,6 +391,11 @@ impl Policies {
             .collect()
     }
 
+    /// The policy that maps host pages ([`HostMap`]), if one does and it is not being called.
+    pub fn mapper(&self) -> Option<&dyn Policy> {
+        self.list[self.host_map? as usize].as_deref()
+    }
+
     /// Adds the policy object that maps host pages to the FTL's (at most one).
     pub fn push_host_map(&mut self, policy: Box<dyn Policy>) {
         assert!(self.host_map.is_none(), "one host-page layer at most");

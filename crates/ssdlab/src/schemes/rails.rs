@@ -39,16 +39,16 @@ pub const RAILS: Scheme = Scheme {
 fn install(cfg: &Config, p: &mut Policies) {
     let period_ns = cfg.redundancy.rails_switch_us.saturating_mul(1000);
     let geo = crate::flash::Geometry::of(cfg);
-    let data_dies = geo.data_dies();
-    if period_ns > 0 {
-        p.gate = Some(Box::new(ReadSet {
-            period_ns,
-            data_dies,
-        }));
+    let read_set = (period_ns > 0).then_some(ReadSet {
+        period_ns,
+        data_dies: geo.data_dies(),
+    });
+    if let Some(gate) = read_set {
+        p.gate = Some(Box::new(gate));
     }
     p.push(Box::new(Rails {
         period_ns,
-        data_dies,
+        read_set,
         space_factor: f64::from(geo.pages()) / f64::from(geo.data_pages()),
         twin_lpn: Vec::new(),
         switch_pending: false,
@@ -79,7 +79,8 @@ impl DieGate for ReadSet {
 struct Rails {
     /// Role-switching period, ns (0 = off).
     period_ns: u64,
-    data_dies: u32,
+    /// The die gate installed with role switching (the same halves and period).
+    read_set: Option<ReadSet>,
     /// Physical pages (both halves) over data pages.
     space_factor: f64,
     /// Logical page held by each mirror page (`NONE` if none yet or erased).
@@ -90,12 +91,7 @@ struct Rails {
 
 impl Rails {
     fn gated(&self, die: usize, now_ns: u64) -> bool {
-        self.period_ns > 0
-            && ReadSet {
-                period_ns: self.period_ns,
-                data_dies: self.data_dies,
-            }
-            .holds(die, now_ns)
+        self.read_set.is_some_and(|r| r.holds(die, now_ns))
     }
 }
 

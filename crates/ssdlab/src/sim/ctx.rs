@@ -119,10 +119,7 @@ impl<'s, 'w> Ctx<'s, 'w> {
 
     /// References to content `cid`, when a host-page layer counts them.
     pub fn references(&self, cid: u32) -> Option<u32> {
-        let p = &self.sim.policies;
-        p.host_map
-            .and_then(|i| p.list[i as usize].as_ref())
-            .and_then(|p| p.references(cid))
+        self.sim.policies.mapper()?.references(cid)
     }
 
     /// A queued or running operation.

@@ -9,8 +9,7 @@ impl Simulation<'_> {
     /// Host logical pages (the layer's, or the FTL's without one).
     pub(super) fn host_pages(&self) -> u32 {
         self.policies
-            .host_map
-            .and_then(|i| self.policies.list[i as usize].as_ref())
+            .mapper()
             .and_then(|p| p.host_pages())
             .unwrap_or_else(|| self.ftl.map.logical_pages())
     }
@@ -52,17 +51,12 @@ impl Simulation<'_> {
 
     /// The layer's counter before a host request.
     pub(super) fn map_mark(&self) -> Option<u64> {
-        let i = self.policies.host_map?;
-        self.policies.list[i as usize].as_ref()?.request_mark()
+        self.policies.mapper()?.request_mark()
     }
 
     /// Accounts a finished host request with the layer.
     pub(super) fn map_request_done(&mut self, read: bool, pages: u64, before: u64) {
-        if let Some(p) = self
-            .policies
-            .host_map
-            .and_then(|i| self.policies.list[i as usize].as_ref())
-        {
+        if let Some(p) = self.policies.mapper() {
             p.request_done(&mut self.metrics, read, pages, before);
         }
     }
