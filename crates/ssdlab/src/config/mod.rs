@@ -158,6 +158,19 @@ pub struct PreconditionConfig {
     pub pattern: FillPattern,
     /// For `random`: extra overwrites as a fraction of the filled pages, spreading invalid pages.
     pub overwrite: f64,
+    /// How the filled state is produced.
+    pub method: FillMethod,
+}
+
+/// How preconditioning produces the filled state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FillMethod {
+    /// Built plane by plane from block-level counts, in parallel; every page's identity is
+    /// assigned at the end (same law as `simulated` for the block state, see `ftl::direct`).
+    Direct,
+    /// Every write and GC move applied to the mapping one page at a time.
+    Simulated,
 }
 
 /// Per-die scheduling policies.

@@ -52,6 +52,11 @@ impl Striping {
         Striping { planes }
     }
 
+    /// Logical pages in one round of the stripe (the data planes).
+    pub fn period(&self) -> u32 {
+        self.planes.len() as u32
+    }
+
     /// The plane that holds `lpn` under static striping.
     pub fn plane(&self, lpn: u32) -> PlaneId {
         PlaneId(self.planes[(lpn % self.planes.len() as u32) as usize])

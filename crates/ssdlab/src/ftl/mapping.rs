@@ -114,6 +114,20 @@ impl Mapping {
         self.logical.push([NONE, 0]);
         Ok(self.logical.len() as u32 - 1)
     }
+    /// The physical table, for building a state directly; [`Mapping::link_logical`] then
+    /// derives the logical side.
+    pub(crate) fn physical_mut(&mut self) -> &mut [[u32; 2]] {
+        &mut self.physical
+    }
+    /// Points every logical page at the physical page that claims it, with that page's version
+    /// as the newest (the physical side was built directly; the logical side was empty).
+    pub(crate) fn link_logical(&mut self) {
+        for (ppn, &[lpn, version]) in self.physical.iter().enumerate() {
+            if lpn != NONE {
+                self.logical[lpn as usize] = [ppn as u32, version];
+            }
+        }
+    }
     /// Version currently mapped for `lpn` (0 if unmapped).
     pub fn mapped_version(&self, lpn: u32) -> u32 {
         match self.ppn(lpn) {

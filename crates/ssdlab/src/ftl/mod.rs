@@ -6,6 +6,8 @@
 
 pub mod alloc;
 pub mod blocks;
+mod direct;
+mod fenwick;
 pub mod gc;
 pub mod mapping;
 pub mod precondition;
@@ -37,6 +39,8 @@ pub struct Ftl {
     gc_keys: Vec<u16>,
     striping: Striping,
     victim: Box<dyn VictimPolicy>,
+    /// The configured victim policy (direct preconditioning builds one per plane).
+    victim_kind: crate::config::GcVictim,
     /// Per logical page: dirty in the host buffer (a zombie). Empty without a host buffer.
     zombie: Vec<u64>,
     /// Zombies count against a block as GC victim (greedy-delay, ZGC).
@@ -109,6 +113,7 @@ impl Ftl {
             gc_threshold: gc_threshold_blocks(cfg.ftl.gc_threshold, geo.blocks_per_plane),
             striping: Striping::new(cfg.ftl.stripe_order, &geo),
             victim: gc::policy(cfg.ftl.gc_victim, gc_rng),
+            victim_kind: cfg.ftl.gc_victim,
             zombie: if cfg.buffer.host_pages > 0 {
                 vec![0; (logical_pages(cfg) as usize).div_ceil(64)]
             } else {

@@ -1,0 +1,377 @@
+//! Direct preconditioning: the state a fill leaves, built plane by plane from block-level
+//! counts, then every valid page given its logical page in one pass.
+//!
+//! Why this has the law of the simulated fill ([`FillMethod::Simulated`]): a plane's blocks
+//! change only through writes homed on it and its own GC, so planes are independent once each
+//! knows how many overwrites it receives. An overwrite picks a filled logical page uniformly;
+//! that lands on plane `p` with probability `|F_p| / n` (so the per-plane counts are
+//! multinomial) and then hits each valid page of `p` with equal probability, i.e. block `b`
+//! with probability `valid_b / |F_p|` — a weighted draw over valid counts (a Fenwick tree).
+//! Allocation, the GC trigger, greedy victim choice and the moves of a victim depend only on
+//! those counts, free pools and erase counts, so they are replayed exactly at block level.
+//! What is not tracked is *which* page is valid: the valid positions within a block are a
+//! uniform subset of its written pages and the plane's filled logical pages are matched to
+//! them by a uniform shuffle, which is what uniform overwrites make exchangeable. Versions start
+//! at 1 for every filled page (overwrite counts per page are not kept).
+//!
+//! [`FillMethod::Simulated`]: crate::config::FillMethod::Simulated
+
+use super::blocks::{BlockInfo, BlockState, PlaneInfo, Stream};
+use super::fenwick::Fenwick;
+use super::gc::VictimPolicy;
+use super::mapping::NONE;
+use super::precondition::PreconditionError;
+use super::Ftl;
+use crate::config::{FillPattern, PreconditionConfig};
+use crate::flash::Level;
+use crate::time::SimTime;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Binomial, Distribution};
+use rayon::prelude::*;
+use std::cmp::Reverse;
+
+/// The filled logical pages: `{(a·i + b) mod L : i < n}`, with membership by the inverse map.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct FillSet {
+    /// Logical pages.
+    pub l: u64,
+    /// Filled pages.
+    pub n: u64,
+    /// Multiplier (coprime with `l`) and offset.
+    pub a: u64,
+    pub b: u64,
+    /// `a⁻¹ mod l`.
+    a_inv: u64,
+}
+
+impl FillSet {
+    pub(super) fn new(l: u64, n: u64, a: u64, b: u64) -> Self {
+        FillSet {
+            l,
+            n,
+            a,
+            b,
+            a_inv: inverse_mod(a, l),
+        }
+    }
+    /// The `i`-th page written (`i < l`). Logical page numbers are `u32`, so every product
+    /// of two residues fits in a `u64`.
+    pub(super) fn nth(&self, i: u64) -> u32 {
+        ((self.a * i % self.l + self.b) % self.l) as u32
+    }
+    fn contains(&self, lpn: u32) -> bool {
+        let shifted = (u64::from(lpn) + self.l - self.b) % self.l;
+        self.a_inv * shifted % self.l < self.n
+    }
+}
+
+fn inverse_mod(a: u64, m: u64) -> u64 {
+    let (mut old_r, mut r) = (i128::from(a), i128::from(m));
+    let (mut old_s, mut s) = (1i128, 0i128);
+    while r != 0 {
+        let q = old_r / r;
+        (old_r, r) = (r, old_r - q * r);
+        (old_s, s) = (s, old_s - q * s);
+    }
+    old_s.rem_euclid(i128::from(m.max(1))) as u64
+}
+
+impl Ftl {
+    /// Builds the state `precondition` describes directly (see the module doc).
+    pub(super) fn fill_direct(
+        &mut self,
+        p: &PreconditionConfig,
+        set: FillSet,
+        rng: &mut ChaCha8Rng,
+        level: Level,
+    ) -> Result<u64, PreconditionError> {
+        let stride = self.striping.period();
+        let mut residue = vec![u32::MAX; self.geo.planes() as usize];
+        for r in 0..stride {
+            residue[self.striping.plane(r).0 as usize] = r;
+        }
+        let lpns = |plane: usize| {
+            let r = residue[plane];
+            // A plane outside the striping (staging) has no residue: an empty range.
+            (u64::from(r)..set.l)
+                .step_by(stride as usize)
+                .map(|x| x as u32)
+                .filter(move |&x| set.contains(x))
+        };
+        let homed: Vec<u64> = (0..residue.len())
+            .into_par_iter()
+            .map(|plane| lpns(plane).count() as u64)
+            .collect();
+        let extra = match p.pattern {
+            FillPattern::Sequential => 0,
+            FillPattern::Random => (p.overwrite * set.n as f64).round() as u64,
+        };
+        let overwrites = multinomial(extra, &homed, rng);
+        let seeds: Vec<u64> = homed.iter().map(|_| rng.random()).collect();
+        let ppb = self.geo.pages_per_block;
+        let bpp = self.geo.blocks_per_plane as usize;
+        let rules = Rules {
+            ppb,
+            threshold: self.gc_threshold,
+            reserve: self.gc_reserve,
+            victim: self.victim_kind,
+            user: Stream::user(level),
+            gc: Stream::gc(level),
+            shuffle: p.pattern == FillPattern::Random,
+        };
+        let physical = self.map.physical_mut();
+        self.blocks
+            .par_chunks_mut(bpp)
+            .zip(self.gc_keys.par_chunks_mut(bpp))
+            .zip(self.planes.par_iter_mut())
+            .zip(physical.par_chunks_mut(bpp * ppb as usize))
+            .enumerate()
+            .try_for_each(|(plane, (((blocks, keys), info), pages))| {
+                if homed[plane] == 0 {
+                    return Ok(());
+                }
+                let mut rng = ChaCha8Rng::seed_from_u64(seeds[plane]);
+                let mut victim_rng = rng.clone();
+                victim_rng.set_stream(1);
+                let mut f = PlaneFill {
+                    plane: plane as u32,
+                    first: (plane * bpp) as u32,
+                    tree: Fenwick::new(blocks.len()),
+                    victim: super::gc::policy(rules.victim, victim_rng),
+                    rules: &rules,
+                    blocks,
+                    keys,
+                    info,
+                };
+                f.host(homed[plane] as u32)?;
+                for _ in 0..overwrites[plane] {
+                    f.overwrite(&mut rng)?;
+                }
+                let mut filled: Vec<u32> = lpns(plane).collect();
+                if rules.shuffle {
+                    filled.shuffle(&mut rng);
+                }
+                f.place(&filled, pages, &mut rng);
+                Ok(())
+            })?;
+        self.map.link_logical();
+        Ok(set.n + extra)
+    }
+}
+
+/// Per-plane counts of `total` draws over planes weighted by `weights` (sequential binomials).
+fn multinomial(total: u64, weights: &[u64], rng: &mut ChaCha8Rng) -> Vec<u64> {
+    let mut left_weight: u64 = weights.iter().sum();
+    let mut left = total;
+    weights
+        .iter()
+        .map(|&w| {
+            let k = if left == 0 || w == 0 {
+                0
+            } else if w == left_weight {
+                left
+            } else {
+                Binomial::new(left, w as f64 / left_weight as f64)
+                    .expect("a probability in [0, 1]")
+                    .sample(rng)
+            };
+            left -= k;
+            left_weight -= w;
+            k
+        })
+        .collect()
+}
+
+/// What every plane's fill follows.
+struct Rules {
+    ppb: u32,
+    threshold: u32,
+    reserve: u32,
+    victim: crate::config::GcVictim,
+    user: Stream,
+    gc: Stream,
+    shuffle: bool,
+}
+
+/// One plane being filled at block level.
+struct PlaneFill<'a> {
+    plane: u32,
+    /// Global number of the plane's first block.
+    first: u32,
+    rules: &'a Rules,
+    blocks: &'a mut [BlockInfo],
+    keys: &'a mut [u16],
+    info: &'a mut PlaneInfo,
+    /// Valid pages per block, for weighted draws.
+    tree: Fenwick,
+    victim: Box<dyn VictimPolicy>,
+}
+
+impl PlaneFill<'_> {
+    fn fail(&self) -> PreconditionError {
+        PreconditionError { plane: self.plane }
+    }
+
+    /// Index (within the plane) of `stream`'s active block and the pages left in it.
+    fn active(&self, stream: Stream) -> Option<(usize, u32)> {
+        let first = self.first;
+        match self.info.active[stream.index()] {
+            NONE => None,
+            b => {
+                let i = (b - first) as usize;
+                Some((i, self.rules.ppb - self.blocks[i].write_ptr))
+            }
+        }
+    }
+
+    fn rekey(&mut self, i: usize) {
+        let b = &self.blocks[i];
+        self.keys[i] = if b.state == BlockState::Full && b.valid < self.rules.ppb {
+            b.valid as u16
+        } else {
+            u16::MAX
+        };
+    }
+
+    /// `stream`'s active block with room, opening the least-erased free block if needed (GC
+    /// first when host writes would take the GC reserve), as `Ftl::alloc` does.
+    fn room(&mut self, stream: Stream) -> Result<(usize, u32), PreconditionError> {
+        if let Some(a) = self.active(stream) {
+            return Ok(a);
+        }
+        let reserve = if stream.may_take_last_block() {
+            0
+        } else {
+            self.rules.reserve
+        };
+        if self.info.free_blocks() <= reserve {
+            self.gc()?;
+            if self.info.free_blocks() <= reserve {
+                return Err(self.fail());
+            }
+        }
+        let Reverse((_, b)) = self.info.free.pop().ok_or_else(|| self.fail())?;
+        self.info.active[stream.index()] = b;
+        let i = (b - self.first) as usize;
+        let blk = &mut self.blocks[i];
+        blk.state = BlockState::Active;
+        blk.level = stream.level;
+        blk.fast = false;
+        Ok((i, self.rules.ppb))
+    }
+
+    /// Writes `m` valid pages into block `i` (`stream`'s active block, with room for them).
+    fn program(&mut self, stream: Stream, i: usize, m: u32) {
+        let blk = &mut self.blocks[i];
+        blk.write_ptr += m;
+        blk.valid += m;
+        self.tree.add(i, m as i32);
+        if blk.write_ptr == self.rules.ppb {
+            blk.state = BlockState::Full;
+            self.info.active[stream.index()] = NONE;
+            self.rekey(i);
+        }
+    }
+
+    fn clean(&mut self) -> Result<(), PreconditionError> {
+        while !self.info.staging && self.info.free_blocks() <= self.rules.threshold {
+            self.gc()?;
+        }
+        Ok(())
+    }
+
+    /// The initial writes of `n` pages, a block at a time.
+    fn host(&mut self, mut n: u32) -> Result<(), PreconditionError> {
+        while n > 0 {
+            let (i, room) = self.room(self.rules.user)?;
+            let m = room.min(n);
+            self.program(self.rules.user, i, m);
+            n -= m;
+            self.clean()?;
+        }
+        Ok(())
+    }
+
+    /// One overwrite: a new page in the host block, a uniformly drawn valid page invalidated.
+    fn overwrite(&mut self, rng: &mut ChaCha8Rng) -> Result<(), PreconditionError> {
+        let (i, _) = self.room(self.rules.user)?;
+        let old = self.tree.find(rng.random_range(0..self.tree.total()));
+        self.blocks[old].valid -= 1;
+        self.tree.add(old, -1);
+        self.rekey(old);
+        self.program(self.rules.user, i, 1);
+        self.clean()
+    }
+
+    /// Cleans one victim: its valid pages to the GC stream, then its erase.
+    fn gc(&mut self) -> Result<(), PreconditionError> {
+        let v = self
+            .victim
+            .victim(self.blocks, self.keys, self.rules.ppb, SimTime::ZERO)
+            .ok_or_else(|| self.fail())?;
+        self.blocks[v].state = BlockState::Victim;
+        self.rekey(v);
+        let mut left = self.blocks[v].valid;
+        self.tree.add(v, -(left as i32));
+        self.blocks[v].valid = 0;
+        while left > 0 {
+            let (i, room) = self.room(self.rules.gc)?;
+            let m = room.min(left);
+            self.program(self.rules.gc, i, m);
+            left -= m;
+        }
+        let blk = &mut self.blocks[v];
+        blk.state = BlockState::Free;
+        blk.write_ptr = 0;
+        blk.erase_count += 1;
+        let key = (blk.erase_count, self.first + v as u32);
+        self.info.free.push(Reverse(key));
+        Ok(())
+    }
+
+    /// Writes the physical side of the plane's pages: each block's valid pages are a uniform
+    /// subset of its written ones (selection sampling; all of them when none is invalid),
+    /// holding `lpns` in order, version 1.
+    fn place(&self, lpns: &[u32], pages: &mut [[u32; 2]], rng: &mut ChaCha8Rng) {
+        let ppb = self.rules.ppb as usize;
+        let mut next = lpns.iter();
+        for (blk, pages) in self.blocks.iter().zip(pages.chunks_mut(ppb)) {
+            let (mut need, written) = (blk.valid, blk.write_ptr);
+            for (t, page) in pages[..written as usize].iter_mut().enumerate() {
+                let left = written - t as u32;
+                let take = need == left || (need > 0 && rng.random_range(0..left) < need);
+                *page = if take {
+                    need -= 1;
+                    [*next.next().expect("one filled page per valid page"), 1]
+                } else {
+                    [NONE, 0]
+                };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fill_set_membership_inverts_the_permutation() {
+        let set = FillSet::new(97, 40, 35, 11);
+        let filled: std::collections::BTreeSet<u32> = (0..40).map(|i| set.nth(i)).collect();
+        for lpn in 0..97 {
+            assert_eq!(set.contains(lpn), filled.contains(&lpn), "lpn {lpn}");
+        }
+    }
+
+    #[test]
+    fn multinomial_spends_every_draw() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let k = multinomial(1000, &[5, 0, 10, 5], &mut rng);
+        assert_eq!(k.iter().sum::<u64>(), 1000);
+        assert_eq!(k[1], 0);
+        assert!((400..600).contains(&k[2]), "{k:?}");
+    }
+}
