@@ -178,8 +178,23 @@ fn run(a: RunArgs) -> Result<()> {
             a.seed
         );
     }
-    let mut sim = Simulation::new(&cfg, opts, workload)?;
-    let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| {
+    let show = !a.quiet && std::io::stderr().is_terminal();
+    let fill_bar = if show {
+        indicatif::ProgressBar::new(0).with_style(
+            indicatif::ProgressStyle::with_template(
+                "preconditioning {bar:30} {percent:>3}% of {len} pages, {elapsed} (ETA {eta})",
+            )
+            .expect("valid template"),
+        )
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let mut sim = Simulation::with_fill_progress(&cfg, opts, workload, &|done, total| {
+        fill_bar.set_length(total);
+        fill_bar.set_position(done);
+    })?;
+    fill_bar.finish_and_clear();
+    let bar = show.then(|| {
         let b = indicatif::ProgressBar::new_spinner();
         b.set_style(
             indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")

@@ -20,9 +20,8 @@ use super::blocks::{BlockInfo, BlockState, PlaneInfo, Stream};
 use super::fenwick::Fenwick;
 use super::gc::VictimPolicy;
 use super::mapping::NONE;
-use super::precondition::PreconditionError;
+use super::precondition::{FillProgress, PreconditionError, PROGRESS_PAGES};
 use super::Ftl;
-use crate::config::{FillPattern, PreconditionConfig};
 use crate::flash::Level;
 use crate::time::SimTime;
 use rand::seq::SliceRandom;
@@ -31,6 +30,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::{Binomial, Distribution};
 use rayon::prelude::*;
 use std::cmp::Reverse;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The filled logical pages: `{(a·i + b) mod L : i < n}`, with membership by the inverse map.
 #[derive(Debug, Clone, Copy)]
@@ -44,16 +44,27 @@ pub(super) struct FillSet {
     pub b: u64,
     /// `a⁻¹ mod l`.
     a_inv: u64,
+    /// A random fill (else pages `0..n` in order).
+    pub random: bool,
 }
 
 impl FillSet {
-    pub(super) fn new(l: u64, n: u64, a: u64, b: u64) -> Self {
+    /// Pages `0..n` of `l`, in order.
+    pub(super) fn sequential(l: u64, n: u64) -> Self {
+        FillSet {
+            random: false,
+            ..Self::random(l, n, 1, 0)
+        }
+    }
+    /// Pages `(a·i + b) mod l` for `i < n` (`gcd(a, l) = 1`).
+    pub(super) fn random(l: u64, n: u64, a: u64, b: u64) -> Self {
         FillSet {
             l,
             n,
             a,
             b,
             a_inv: inverse_mod(a, l),
+            random: true,
         }
     }
     /// The `i`-th page written (`i < l`). Logical page numbers are `u32`, so every product
@@ -62,6 +73,9 @@ impl FillSet {
         ((self.a * i % self.l + self.b) % self.l) as u32
     }
     fn contains(&self, lpn: u32) -> bool {
+        if !self.random || self.n == self.l {
+            return u64::from(lpn) < self.n;
+        }
         let shifted = (u64::from(lpn) + self.l - self.b) % self.l;
         self.a_inv * shifted % self.l < self.n
     }
@@ -80,12 +94,14 @@ fn inverse_mod(a: u64, m: u64) -> u64 {
 
 impl Ftl {
     /// Builds the state `precondition` describes directly (see the module doc).
+    /// Builds the state of `set` written, then `extra` uniform overwrites (see the module doc).
     pub(super) fn fill_direct(
         &mut self,
-        p: &PreconditionConfig,
         set: FillSet,
+        extra: u64,
         rng: &mut ChaCha8Rng,
         level: Level,
+        progress: FillProgress,
     ) -> Result<u64, PreconditionError> {
         let stride = self.striping.period();
         let mut residue = vec![u32::MAX; self.geo.planes() as usize];
@@ -104,10 +120,6 @@ impl Ftl {
             .into_par_iter()
             .map(|plane| lpns(plane).count() as u64)
             .collect();
-        let extra = match p.pattern {
-            FillPattern::Sequential => 0,
-            FillPattern::Random => (p.overwrite * set.n as f64).round() as u64,
-        };
         let overwrites = multinomial(extra, &homed, rng);
         let seeds: Vec<u64> = homed.iter().map(|_| rng.random()).collect();
         let ppb = self.geo.pages_per_block;
@@ -119,8 +131,11 @@ impl Ftl {
             victim: self.victim_kind,
             user: Stream::user(level),
             gc: Stream::gc(level),
-            shuffle: p.pattern == FillPattern::Random,
+            shuffle: set.random,
         };
+        let total = set.n + extra;
+        let done = AtomicU64::new(0);
+        let report = |pages: u64| progress(done.fetch_add(pages, Ordering::Relaxed) + pages, total);
         let physical = self.map.physical_mut();
         self.blocks
             .par_chunks_mut(bpp)
@@ -146,9 +161,15 @@ impl Ftl {
                     info,
                 };
                 f.host(homed[plane] as u32)?;
+                let mut unreported = homed[plane];
                 for _ in 0..overwrites[plane] {
                     f.overwrite(&mut rng)?;
+                    unreported += 1;
+                    if unreported == PROGRESS_PAGES {
+                        report(std::mem::take(&mut unreported));
+                    }
                 }
+                report(unreported);
                 let mut filled: Vec<u32> = lpns(plane).collect();
                 if rules.shuffle {
                     filled.shuffle(&mut rng);
@@ -157,7 +178,7 @@ impl Ftl {
                 Ok(())
             })?;
         self.map.link_logical();
-        Ok(set.n + extra)
+        Ok(total)
     }
 }
 
@@ -359,7 +380,7 @@ mod tests {
 
     #[test]
     fn fill_set_membership_inverts_the_permutation() {
-        let set = FillSet::new(97, 40, 35, 11);
+        let set = FillSet::random(97, 40, 35, 11);
         let filled: std::collections::BTreeSet<u32> = (0..40).map(|i| set.nth(i)).collect();
         for lpn in 0..97 {
             assert_eq!(set.contains(lpn), filled.contains(&lpn), "lpn {lpn}");

@@ -13,6 +13,13 @@ use crate::time::SimTime;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
+/// Receives preconditioning progress as (pages done, pages in total); called from worker
+/// threads, about every 64 Ki pages.
+pub type FillProgress<'a> = &'a (dyn Fn(u64, u64) + Sync);
+
+/// Progress reports come at least this many pages apart.
+pub(super) const PROGRESS_PAGES: u64 = 1 << 16;
+
 /// An error that makes preconditioning impossible (the plane cannot hold its share).
 #[derive(Debug, thiserror::Error)]
 #[error("preconditioning: plane {plane} is full of valid data and GC finds no victim; lower precondition.fill or raise ftl.over_provisioning")]
@@ -27,6 +34,8 @@ impl Ftl {
     /// The random order is an affine permutation `lpn = (a·i + b) mod L` with `gcd(a, L) = 1`
     /// drawn from `rng`: every filled page is distinct without a table of `L` entries.
     ///
+    /// `progress` hears how many pages are done.
+    ///
     /// # Errors
     /// [`PreconditionError`] if a plane fills up with valid data.
     pub fn precondition(
@@ -34,6 +43,7 @@ impl Ftl {
         p: &PreconditionConfig,
         rng: &mut ChaCha8Rng,
         level: Level,
+        progress: FillProgress,
     ) -> Result<u64, PreconditionError> {
         let l = u64::from(self.map.logical_pages());
         let n = ((p.fill * l as f64).floor() as u64).min(l);
@@ -41,27 +51,34 @@ impl Ftl {
             return Ok(0);
         }
         let set = match p.pattern {
-            FillPattern::Sequential => FillSet::new(l, n, 1, 0),
+            FillPattern::Sequential => FillSet::sequential(l, n),
             FillPattern::Random => {
                 let a = coprime_multiplier(l, rng);
-                FillSet::new(l, n, a, rng.random_range(0..l))
+                FillSet::random(l, n, a, rng.random_range(0..l))
             }
         };
+        let extra = if set.random {
+            (p.overwrite * n as f64).round() as u64
+        } else {
+            0
+        };
         if p.method == FillMethod::Direct {
-            return self.fill_direct(p, set, rng, level);
+            return self.fill_direct(set, extra, rng, level, progress);
         }
-        for i in 0..n {
+        let total = n + extra;
+        for done in 0..total {
+            let i = if done < n {
+                done
+            } else {
+                rng.random_range(0..n)
+            };
             self.instant_write(set.nth(i), level)?;
-        }
-        let mut written = n;
-        if p.pattern == FillPattern::Random {
-            let extra = (p.overwrite * n as f64).round() as u64;
-            for _ in 0..extra {
-                self.instant_write(set.nth(rng.random_range(0..n)), level)?;
+            if (done + 1) % PROGRESS_PAGES == 0 {
+                progress(done + 1, total);
             }
-            written += extra;
         }
-        Ok(written)
+        progress(total, total);
+        Ok(total)
     }
 
     /// Opens an active block for each of `streams` on every plane that has none, then cleans
@@ -169,7 +186,7 @@ mod tests {
         let cfg = b.build().unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut f = Ftl::new(&cfg, rng.clone()).unwrap();
-        f.precondition(&cfg.precondition, &mut rng, Level::Normal)
+        f.precondition(&cfg.precondition, &mut rng, Level::Normal, &|_, _| {})
             .unwrap();
         f
     }

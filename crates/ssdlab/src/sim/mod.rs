@@ -232,6 +232,20 @@ impl<'w> Simulation<'w> {
         opts: RunOptions,
         workload: &'w mut Requests<'w>,
     ) -> Result<Self, SimError> {
+        Self::with_fill_progress(cfg, opts, workload, &|_, _| {})
+    }
+
+    /// [`Simulation::new`], telling `progress` how far preconditioning is (pages done, pages
+    /// in total).
+    ///
+    /// # Errors
+    /// [`SimError::Precondition`] if the fill cannot be placed.
+    pub fn with_fill_progress(
+        cfg: &Config,
+        opts: RunOptions,
+        workload: &'w mut Requests<'w>,
+        progress: crate::ftl::precondition::FillProgress,
+    ) -> Result<Self, SimError> {
         let rngs = Rngs::new(opts.seed);
         let geo = Geometry::of(cfg);
         let started = Instant::now();
@@ -243,6 +257,7 @@ impl<'w> Simulation<'w> {
             &cfg.precondition,
             &mut rngs.stream("precondition"),
             fill_level,
+            progress,
         )? > 0
         {
             ftl.open_streams(&policies.streams())?;
