@@ -66,6 +66,15 @@ impl Stream {
     pub fn may_take_last_block(self) -> bool {
         self.gc
     }
+    /// Free blocks this stream must leave in the pool when it opens a block: host writes
+    /// leave `gc_reserve` (one per GC stream), GC may take the last one.
+    pub fn reserve(self, gc_reserve: u32) -> u32 {
+        if self.may_take_last_block() {
+            0
+        } else {
+            gc_reserve
+        }
+    }
 }
 
 /// Life cycle of a block.
@@ -133,9 +142,43 @@ impl PlaneInfo {
     pub fn free_blocks(&self) -> u32 {
         self.free.len() as u32
     }
+    /// Whether GC should start: a data plane with no GC job, at or below `threshold` free blocks.
+    pub fn needs_gc(&self, threshold: u32) -> bool {
+        !self.staging && !self.gc_running && self.free_blocks() <= threshold
+    }
+    /// Takes the least-erased free block as `stream`'s active block; returns its global number.
+    pub fn take_free(&mut self, stream: Stream) -> Option<u32> {
+        let Reverse((_, b)) = self.free.pop()?;
+        self.active[stream.index()] = b;
+        Some(b)
+    }
+    /// Returns erased block `id` (`b`) to the pool: free, unwritten, one more erase.
+    pub fn reclaim(&mut self, id: u32, b: &mut BlockInfo) {
+        b.state = BlockState::Free;
+        b.fast = false;
+        b.write_ptr = 0;
+        b.erase_count += 1;
+        self.free.push(Reverse((b.erase_count, id)));
+    }
 }
 
 impl BlockInfo {
+    /// Becomes `stream`'s active block (`fast`: programmed in fast mode).
+    pub fn open(&mut self, stream: Stream, fast: bool) {
+        self.state = BlockState::Active;
+        self.level = stream.level;
+        self.fast = fast;
+    }
+    /// Its GC key: its valid count (plus its zombies when they count) if it is a candidate —
+    /// full, with at least one invalid page — else `u16::MAX`.
+    pub fn gc_key(&self, pages_per_block: u32, count_zombies: bool) -> u16 {
+        if self.state == BlockState::Full && self.valid < pages_per_block {
+            let zombies = if count_zombies { self.zombies } else { 0 };
+            (self.valid + zombies).min(u32::from(u16::MAX - 1)) as u16
+        } else {
+            u16::MAX
+        }
+    }
     /// A fresh, erased block.
     pub fn new() -> Self {
         BlockInfo {

@@ -29,19 +29,19 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Binomial, Distribution};
 use rayon::prelude::*;
-use std::cmp::Reverse;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The filled logical pages: `{(a·i + b) mod L : i < n}`, with membership by the inverse map.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct FillSet {
     /// Logical pages.
-    pub l: u64,
+    l: u64,
     /// Filled pages.
-    pub n: u64,
-    /// Multiplier (coprime with `l`) and offset.
-    pub a: u64,
-    pub b: u64,
+    n: u64,
+    /// Multiplier (coprime with `l`).
+    a: u64,
+    /// Offset.
+    b: u64,
     /// `a⁻¹ mod l`.
     a_inv: u64,
     /// A random fill (else pages `0..n` in order).
@@ -93,7 +93,6 @@ fn inverse_mod(a: u64, m: u64) -> u64 {
 }
 
 impl Ftl {
-    /// Builds the state `precondition` describes directly (see the module doc).
     /// Builds the state of `set` written, then `extra` uniform overwrites (see the module doc).
     pub(super) fn fill_direct(
         &mut self,
@@ -247,13 +246,9 @@ impl PlaneFill<'_> {
         }
     }
 
+    /// No page is a zombie while filling (no host buffer holds anything yet).
     fn rekey(&mut self, i: usize) {
-        let b = &self.blocks[i];
-        self.keys[i] = if b.state == BlockState::Full && b.valid < self.rules.ppb {
-            b.valid as u16
-        } else {
-            u16::MAX
-        };
+        self.keys[i] = self.blocks[i].gc_key(self.rules.ppb, false);
     }
 
     /// `stream`'s active block with room, opening the least-erased free block if needed (GC
@@ -262,24 +257,16 @@ impl PlaneFill<'_> {
         if let Some(a) = self.active(stream) {
             return Ok(a);
         }
-        let reserve = if stream.may_take_last_block() {
-            0
-        } else {
-            self.rules.reserve
-        };
+        let reserve = stream.reserve(self.rules.reserve);
         if self.info.free_blocks() <= reserve {
             self.gc()?;
             if self.info.free_blocks() <= reserve {
                 return Err(self.fail());
             }
         }
-        let Reverse((_, b)) = self.info.free.pop().ok_or_else(|| self.fail())?;
-        self.info.active[stream.index()] = b;
+        let b = self.info.take_free(stream).ok_or_else(|| self.fail())?;
         let i = (b - self.first) as usize;
-        let blk = &mut self.blocks[i];
-        blk.state = BlockState::Active;
-        blk.level = stream.level;
-        blk.fast = false;
+        self.blocks[i].open(stream, false);
         Ok((i, self.rules.ppb))
     }
 
@@ -297,7 +284,7 @@ impl PlaneFill<'_> {
     }
 
     fn clean(&mut self) -> Result<(), PreconditionError> {
-        while !self.info.staging && self.info.free_blocks() <= self.rules.threshold {
+        while self.info.needs_gc(self.rules.threshold) {
             self.gc()?;
         }
         Ok(())
@@ -343,12 +330,8 @@ impl PlaneFill<'_> {
             self.program(self.rules.gc, i, m);
             left -= m;
         }
-        let blk = &mut self.blocks[v];
-        blk.state = BlockState::Free;
-        blk.write_ptr = 0;
-        blk.erase_count += 1;
-        let key = (blk.erase_count, self.first + v as u32);
-        self.info.free.push(Reverse(key));
+        self.info
+            .reclaim(self.first + v as u32, &mut self.blocks[v]);
         Ok(())
     }
 

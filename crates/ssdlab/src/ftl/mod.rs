@@ -141,12 +141,7 @@ impl Ftl {
         }
         // Host writes leave one free block per GC stream, so a GC job can always finish: a
         // victim's pages need at most one new block per stream and its erase gives one back.
-        let reserve = if stream.may_take_last_block() {
-            0
-        } else {
-            self.gc_reserve
-        };
-        p.free_blocks() > reserve
+        p.free_blocks() > stream.reserve(self.gc_reserve)
     }
 
     /// Takes the next page of `stream`'s active block on `plane`, opening a new block (least
@@ -174,13 +169,10 @@ impl Ftl {
 
     /// Takes the least-erased free block of `plane` as `stream`'s active block.
     pub(crate) fn open_block(&mut self, plane: PlaneId, stream: Stream) -> u32 {
-        let p = &mut self.planes[plane.0 as usize];
-        let Reverse((_, b)) = p.free.pop().expect("the caller checked the pool");
-        p.active[stream.index()] = b;
-        let blk = &mut self.blocks[b as usize];
-        blk.state = BlockState::Active;
-        blk.level = stream.level;
-        blk.fast = stream.shadow && self.shadow_fast;
+        let b = self.planes[plane.0 as usize]
+            .take_free(stream)
+            .expect("the caller checked the pool");
+        self.blocks[b as usize].open(stream, stream.shadow && self.shadow_fast);
         b
     }
 
@@ -192,13 +184,7 @@ impl Ftl {
     /// The GC key a block should have: its valid count (plus its zombies under delay) if it
     /// is a candidate, else `u16::MAX`.
     pub fn expected_gc_key(&self, block: usize) -> u16 {
-        let b = &self.blocks[block];
-        if b.state == BlockState::Full && b.valid < self.geo.pages_per_block {
-            let zombies = if self.delay_zombies { b.zombies } else { 0 };
-            (b.valid + zombies).min(u32::from(u16::MAX - 1)) as u16
-        } else {
-            u16::MAX
-        }
+        self.blocks[block].gc_key(self.geo.pages_per_block, self.delay_zombies)
     }
 
     /// Recomputes a block's GC key after its state, valid or zombie count changed.
@@ -349,8 +335,7 @@ impl Ftl {
 
     /// Whether `plane` should start GC now.
     pub fn needs_gc(&self, plane: PlaneId) -> bool {
-        let p = &self.planes[plane.0 as usize];
-        !p.staging && !p.gc_running && p.free_blocks() <= self.gc_threshold
+        self.planes[plane.0 as usize].needs_gc(self.gc_threshold)
     }
 
     /// Chooses and claims a victim on `plane`; `None` if no block has an invalid page.
@@ -424,13 +409,8 @@ impl Ftl {
         let b = &mut self.blocks[block.0 as usize];
         debug_assert_eq!(b.valid, 0, "erasing a block with valid pages");
         debug_assert_eq!(b.zombies, 0, "erasing a block with zombie pages");
-        b.state = BlockState::Free;
-        b.fast = false;
-        b.write_ptr = 0;
-        b.erase_count += 1;
-        let key = (b.erase_count, block.0);
         let p = &mut self.planes[plane.0 as usize];
-        p.free.push(Reverse(key));
+        p.reclaim(block.0, b);
         p.gc_running = false;
     }
 
