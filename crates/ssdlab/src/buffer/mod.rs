@@ -78,6 +78,11 @@ impl LruBuffer {
         }
     }
 
+    /// Raises the capacity to `capacity` pages (never lowers it).
+    pub fn grow(&mut self, capacity: u32) {
+        self.capacity = self.capacity.max(capacity);
+    }
+
     /// Pages cached.
     pub fn len(&self) -> usize {
         self.index.len()

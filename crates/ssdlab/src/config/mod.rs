@@ -409,7 +409,7 @@ pub enum StagingDesign {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StagingPolicy {
-    /// HotR (hotr.txt): a conflicted read of a page in its chip's R-LRU list copies it.
+    /// HotR (hotr.txt): a read of a page in its chip's R-LRU list copies it.
     #[default]
     Hotr,
     /// DedupHR (deduphr.txt): a content whose reference count reaches
@@ -421,6 +421,31 @@ impl StagingPolicy {
     fn is_default(&self) -> bool {
         *self == StagingPolicy::Hotr
     }
+}
+
+/// Which R-LRU hits copy a page into staging (HotR).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CopyOn {
+    /// Any read of a page with an R-LRU entry (hotr.txt §III.B: popular pages "are
+    /// concurrently migrated" when requested).
+    #[default]
+    Hit,
+    /// Only a read that is blocked by a program or erase and has an entry (the workflow of
+    /// hotr.txt §III.C read alone).
+    ConflictedHit,
+}
+
+/// What HotR's R-LRU lists and copies are keyed by under inline dedup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StagingKey {
+    /// The host's logical page (deduphr.txt §4.1: HotR's identification "is based on logical
+    /// block addresses"): two addresses holding the same content are two hot-read candidates.
+    #[default]
+    Lba,
+    /// The content id below the dedup layer (re-reads of shared content count together).
+    Content,
 }
 
 /// HotR / DedupHR: staging space and hot-read identification (hotr.txt §III, deduphr.txt §3).
@@ -449,11 +474,14 @@ pub struct StagingConfig {
     pub max_queued_copies: u32,
     /// Blocks reserved per plane with `reserved-blocks`.
     pub reserved_blocks_per_plane: u32,
-    /// Entries of each chip's R-LRU list of recently read pages.
-    pub rlru_entries: u32,
-    /// Share of each chip's R-LRU entries that may hold a staging copy (the Administration
-    /// Interface's "hot fraction", 10 % in the paper).
+    /// HotR's hot set: this share of the distinct pages read so far (per chip) may hold a
+    /// staging copy, and each chip's R-LRU list holds that many entries (hotr.txt §IV: "10%
+    /// hot read data pages are migrated").
     pub hot_fraction: f64,
+    /// HotR: which R-LRU hits copy the page.
+    pub copy_on: CopyOn,
+    /// HotR under inline dedup: key the R-LRU and copies by host page or by content.
+    pub key: StagingKey,
 }
 
 /// The device-side DRAM buffer (LRU, write-back).

@@ -150,9 +150,6 @@ fn check_staging(raw: &RawConfig, errs: &mut Vec<String>) {
     if st.design == StagingDesign::ReservedBlocks && st.reserved_blocks_per_plane == 0 {
         errs.push("staging.reserved_blocks_per_plane = 0: must be >= 1 with staging.design = \"reserved-blocks\"".into());
     }
-    if st.design != StagingDesign::None && st.rlru_entries == 0 {
-        errs.push("staging.rlru_entries = 0: must be >= 1 with a staging space".into());
-    }
     if st.policy == StagingPolicy::Deduphr {
         if !raw.dedup.enabled {
             errs.push("staging.policy = \"deduphr\": needs dedup.enabled = true (reference counts come from the dedup layer)".into());

@@ -259,6 +259,8 @@ pub enum Seam {
     BlockOpened,
     /// [`WriteFanout::notice`] of [`Notice::Written`].
     Written,
+    /// [`WriteFanout::notice`] of [`Notice::HostWritten`].
+    HostWritten,
     /// [`WriteFanout::notice`] of [`Notice::RefCount`].
     RefCount,
     /// [`WriteFanout::notice`] of [`Notice::Erasing`].
@@ -273,12 +275,13 @@ pub enum Seam {
 
 impl Seam {
     /// Number of seams.
-    pub const COUNT: usize = 9;
+    pub const COUNT: usize = 10;
 
     /// The seam a notice is delivered at.
     pub fn of(n: Notice) -> Seam {
         match n {
             Notice::Written(_) => Seam::Written,
+            Notice::HostWritten(_) => Seam::HostWritten,
             Notice::RefCount { .. } => Seam::RefCount,
             Notice::Erasing(_) => Seam::Erasing,
         }

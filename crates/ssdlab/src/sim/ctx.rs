@@ -20,6 +20,8 @@ use crate::time::SimTime;
 pub enum Notice {
     /// A new version of this (FTL) logical page was accepted: copies of the old one are stale.
     Written(u32),
+    /// The host wrote this host page (before any host cache or host-map layer).
+    HostWritten(u32),
     /// A content's reference count changed to `count` (a layer sharing contents).
     RefCount {
         /// Content id.

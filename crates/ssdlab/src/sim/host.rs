@@ -220,6 +220,7 @@ impl Simulation<'_> {
                 }
             }
         }
+        let host_lpn = lpn;
         let lpn = self.map_read(lpn)?;
         if self.buffer_read_hit(req, lpn) {
             return Ok(None);
@@ -239,6 +240,7 @@ impl Simulation<'_> {
         let mut op = self.blank_op(OpKind::Read, Cause::User, plane);
         op.lpn = lpn;
         op.ppn = ppn;
+        op.src = host_lpn;
         op.req = req;
         op.version = self.ftl.map.newest(lpn);
         op.level = if ppn == NONE {
@@ -306,6 +308,7 @@ impl Simulation<'_> {
         print: Option<u64>,
     ) -> Result<Option<usize>, SimError> {
         self.metrics.write_pages += 1;
+        self.notify(super::Notice::HostWritten(lpn));
         match self.cache_write(req, lpn) {
             CacheWrite::Through => {}
             CacheWrite::Absorbed => return Ok(None),

@@ -114,7 +114,8 @@ pub struct Op {
     /// Read source or program destination (`NONE` for reads of never-written pages, and for
     /// programs until they are given a page; a program queued with one keeps it).
     pub(crate) ppn: u32,
-    /// GC move source; the scheme's own use for operations a scheme queued.
+    /// GC move source; user reads: the host page (before a host-map layer maps it); the
+    /// scheme's own use for operations a scheme queued.
     pub(crate) src: u32,
     /// Programs: version written. User reads: newest version at arrival (the least acceptable).
     pub(crate) version: u32,

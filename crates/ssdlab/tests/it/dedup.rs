@@ -259,3 +259,50 @@ fn the_real_fiu_trace_deduplicates_and_verifies() {
         d.page_writes - d.duplicate_pages
     );
 }
+
+/// HotR under dedup: two host pages with the same content, each read twice while idle.
+fn two_pages_one_content() -> Vec<Result<Request, TraceError>> {
+    vec![
+        req(0, 1, IoOp::Write, 7),
+        req(2_000, 3, IoOp::Write, 7), // duplicate: the same content, no program
+        req(4_000, 1, IoOp::Read, 0),
+        req(4_200, 3, IoOp::Read, 0),
+    ]
+}
+
+/// HotR below the dedup layer on the scripted drive.
+fn scripted_hotr(reqs: Vec<Result<Request, TraceError>>, extra: &[&str]) -> Summary {
+    let mut sets = vec![
+        "scheme=hotr+dedup",
+        "geometry.channels=2",
+        "geometry.planes_per_die=1",
+        "geometry.blocks_per_plane=64",
+        "staging.hot_fraction=1",
+    ];
+    sets.extend(extra);
+    crate::run_requests(&config("deduphr", &sets), reqs, None)
+}
+
+#[test]
+fn hotr_under_dedup_keys_its_hot_set_by_host_page_unless_told_otherwise() {
+    // By host page: page 3's first read is a miss, not a hit of page 1's entry — no copy.
+    let lba = scripted_hotr(two_pages_one_content(), &[]);
+    assert_eq!(lba.staging.migrations, 0);
+    // By content: the second read hits the content's entry and copies it.
+    let content = scripted_hotr(two_pages_one_content(), &["staging.key=content"]);
+    assert_eq!(content.staging.migrations, 1);
+}
+
+#[test]
+fn a_host_page_copy_is_dropped_when_the_page_is_rewritten_with_a_duplicate() {
+    let mut reqs = two_pages_one_content();
+    reqs.extend([
+        req(4_400, 1, IoOp::Read, 0), // hit: page 1 copied (content 7)
+        req(9_000, 1, IoOp::Write, 8), // a new content for page 1: its copy is stale
+        req(9_100, 5, IoOp::Write, 7), // content 7 stays alive through page 3
+        req(12_000, 1, IoOp::Read, 0),
+    ]);
+    let s = scripted_hotr(reqs, &[]);
+    assert_eq!(s.staging.migrations, 1);
+    assert_eq!(s.staging.copies_invalidated, 1);
+}

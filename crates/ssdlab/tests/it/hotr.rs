@@ -11,7 +11,7 @@ fn at(t_us: u64, page: u64, op: IoOp) -> Result<Request, TraceError> {
 }
 
 /// Two data channels (one die each, 1 plane) plus the staging chip, TLC timings.
-fn scripted(reqs: Vec<Result<Request, TraceError>>) -> Summary {
+fn scripted(reqs: Vec<Result<Request, TraceError>>, extra: &[&str]) -> Summary {
     let cfg = config(
         "hotr",
         &[
@@ -19,9 +19,12 @@ fn scripted(reqs: Vec<Result<Request, TraceError>>) -> Summary {
             "geometry.planes_per_die=1",
             "geometry.blocks_per_plane=64",
             "staging.design=extra-chip",
-            "staging.rlru_entries=16",
-            "staging.hot_fraction=0.5",
-        ],
+            "staging.hot_fraction=1",
+        ]
+        .iter()
+        .chain(extra)
+        .copied()
+        .collect::<Vec<_>>(),
     );
     crate::run_requests(&cfg, reqs, None)
 }
@@ -39,7 +42,7 @@ fn miss_then_copy_then_redirect_then_invalidate() {
         at(9_000, 0, IoOp::Write), // invalidates the copy and the entry
         at(11_000, 2, IoOp::Write),
         at(11_100, 0, IoOp::Read), // conflicted again, but no entry: waits at home
-    ]);
+    ], &[]);
     let st = &s.staging;
     assert_eq!(
         (
@@ -115,4 +118,65 @@ fn hotr_redirects_conflicted_reads_and_cuts_read_latency() {
         hotr.reads_blocked_pct, base.reads_blocked_pct,
         "the conflict test is the blocked test"
     );
+}
+
+/// A read of lpn 0 files its entry, a second (unconflicted) read hits it, then a conflicted read.
+fn hit_then_conflicted_read() -> Vec<Result<Request, TraceError>> {
+    vec![
+        at(0, 0, IoOp::Write),     // lpn 0 programmed on die 0 by 1360.24 us
+        at(2_000, 0, IoOp::Read),  // entry filed
+        at(3_000, 0, IoOp::Read),  // an unconflicted hit
+        at(6_000, 2, IoOp::Write), // die 0 programs 6000 .. 7360.24
+        at(6_100, 0, IoOp::Read),  // conflicted
+    ]
+}
+
+#[test]
+fn any_hit_copies_by_default_and_only_conflicted_hits_with_the_option() {
+    let any = scripted(hit_then_conflicted_read(), &[]);
+    // The unconflicted hit at 3000 was copied (programmed on the staging chip by ~4450), so
+    // the conflicted read is redirected.
+    assert_eq!(
+        (any.staging.migrations, any.staging.redirected),
+        (1, 1)
+    );
+    let conflicted = scripted(
+        hit_then_conflicted_read(),
+        &["staging.copy_on=conflicted-hit"],
+    );
+    // No copy at 3000: the conflicted read waits at home and is copied afterwards.
+    assert_eq!(
+        (
+            conflicted.staging.migrations,
+            conflicted.staging.redirected,
+            conflicted.staging.hits_without_copy
+        ),
+        (1, 0, 1)
+    );
+    assert!(conflicted.read.mean_us > any.read.mean_us);
+}
+
+#[test]
+fn the_hot_set_is_a_share_of_the_distinct_pages_read() {
+    // 40 distinct pages of die 0 (even lpns) written, then each read twice: with a hot fraction
+    // of 1/4, die 0's list holds 10 entries at the end, so at most 10 copies exist at once and
+    // the list evicts (dropping copies) as it fills.
+    let mut reqs = Vec::new();
+    for i in 0..40u64 {
+        reqs.push(at(i * 2_000, 2 * i, IoOp::Write));
+    }
+    // Pairs 3 ms apart, so each copy is programmed before the next page is read.
+    for i in 0..40u64 {
+        let t = 100_000 + i * 3_000;
+        reqs.push(at(t, 2 * i, IoOp::Read));
+        reqs.push(at(t + 200, 2 * i, IoOp::Read));
+    }
+    let s = scripted(reqs, &["staging.hot_fraction=0.25"]);
+    assert!(s.staging.migrations > 0);
+    assert!(
+        s.staging.peak_copies <= 10,
+        "peak {} copies over a hot set of 10",
+        s.staging.peak_copies
+    );
+    assert!(s.staging.copies_dropped > 0, "entries leave the list");
 }

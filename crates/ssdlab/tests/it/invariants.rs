@@ -78,7 +78,6 @@ proptest! {
             .set(&format!("voltage.policy={voltage}")).unwrap()
             .set(&format!("staging.design={staging}")).unwrap()
             .set("staging.reserved_blocks_per_plane=2").unwrap()
-            .set("staging.rlru_entries=8").unwrap()
             .set("staging.hot_fraction=0.5").unwrap()
             .set(&format!("voltage.rewrite_clean_read_hot={rewrite}")).unwrap()
             .set(&format!("buffer.device_pages={}", if voltage == "hire" { buffer.max(4) } else { buffer })).unwrap()
@@ -134,7 +133,6 @@ proptest! {
             .set(&format!("staging.policy={policy}")).unwrap()
             .set(&format!("staging.refcount_threshold={threshold}")).unwrap()
             .set("staging.reserved_blocks_per_plane=2").unwrap()
-            .set("staging.rlru_entries=8").unwrap()
             .set("staging.hot_fraction=0.5").unwrap()
             .set("dedup.enabled=true").unwrap()
             .set(&format!("dedup.fingerprint_ns={fingerprint_ns}")).unwrap()
@@ -315,7 +313,6 @@ fn r3_write_replacement_cannot_double_dispatch_a_die() {
         "voltage.rewrite_clean_read_hot=true",
         "buffer.device_pages=4",
         "staging.design=extra-chip",
-        "staging.rlru_entries=8",
         "staging.hot_fraction=0.5",
         "precondition.fill=0.5962271732384072",
         "precondition.pattern=random",
@@ -341,7 +338,6 @@ fn r6_staging_copies_are_programmed_before_their_block_is_reclaimed() {
         "suspend.policy=erase",
         "staging.design=reserved-blocks",
         "staging.reserved_blocks_per_plane=2",
-        "staging.rlru_entries=8",
         "staging.hot_fraction=0.5",
         "precondition.fill=0.24227522858769562",
         "precondition.pattern=random",

@@ -1,7 +1,7 @@
 //! Writing copies into the staging space, reclaiming its blocks, and what a finished copy
 //! program or reclamation erase changes.
 
-use super::{Staging, StagingPlane, Trigger};
+use super::{InFlight, Staging, StagingPlane, Trigger};
 use crate::flash::{BlockId, PlaneId, Ppn};
 use crate::sched::{Cause, OpKind, QueueKind};
 use crate::sim::{Ctx, Op};
@@ -60,26 +60,32 @@ impl Staging {
         cx.dispatch(die);
     }
 
-    /// Queues the program of `version` of `lpn` into a staging page off `home_die`; false if
-    /// no staging page is free now.
+    /// Queues the program of `version` of page `lpn` as the copy filed under `key` into a
+    /// staging page off `home_die`, unless no staging page is free now.
     pub(super) fn stage_copy(
         &mut self,
         cx: &mut Ctx,
+        key: u32,
         lpn: u32,
         version: u32,
         home_die: u32,
-    ) -> bool {
+    ) {
+        self.in_flight.remove(&key);
         let Some((ppn, plane)) = self.staging_page(cx, home_die) else {
-            return false;
+            return;
         };
         let die = cx.geo().die_of_plane(PlaneId(plane)).0 as usize;
         if self.queued_copies[die] >= self.max_queued_copies {
             // The staging die is backlogged: skip the copy (the page stays unused until its
             // block is reclaimed).
             cx.metrics().staging.copies_skipped += 1;
-            return false;
+            return;
         }
         self.queued_copies[die] += 1;
+        if key != lpn {
+            self.copy_keys.insert(ppn, key);
+        }
+        self.in_flight.insert(key, InFlight::Programming(ppn));
         let mut op = cx.blank_op(OpKind::Program, Cause::Migration, plane);
         op.lpn = lpn;
         op.ppn = ppn;
@@ -93,7 +99,6 @@ impl Staging {
         // queue can be held up by a host write waiting for space).
         cx.enqueue(die, QueueKind::Internal, id);
         cx.dispatch(die);
-        true
     }
 
     /// A staging copy is programmed: it becomes the page's copy unless the page changed since.
@@ -106,12 +111,19 @@ impl Staging {
         let home = op.src as usize;
         let block = op.ppn / self.ppb;
         let erased = cx.ftl_ref().blocks[block as usize].erase_count != op.erase_epoch;
-        let wanted = match &self.trigger {
-            Trigger::ReadHot { rlru, .. } => rlru[home].contains(op.lpn),
-            Trigger::RefCount(_) => self.in_flight.remove(&op.lpn) && count >= 2,
-        };
+        let key = self.copy_keys.remove(&op.ppn).unwrap_or(op.lpn);
+        // The copy in flight for its key is this one (the key was not written meanwhile).
+        let current = self.in_flight.get(&key) == Some(&InFlight::Programming(op.ppn));
+        if current {
+            self.in_flight.remove(&key);
+        }
+        let wanted = current
+            && match &self.trigger {
+                Trigger::ReadHot(hot) => hot.contains(key),
+                Trigger::RefCount(_) => count >= 2,
+            };
         if newest != op.version
-            || self.copies.contains_key(&op.lpn)
+            || self.copies.contains_key(&key)
             || !wanted
             || self.reclaiming.contains(&block)
             || erased
@@ -120,8 +132,8 @@ impl Staging {
             cx.metrics().staging.migrations_discarded += 1;
             return;
         }
-        self.copies.insert(op.lpn, (op.ppn, op.src));
-        self.page_lpn.insert(op.ppn, op.lpn);
+        self.copies.insert(key, (op.ppn, op.src));
+        self.page_lpn.insert(op.ppn, key);
         self.copies_per_die[home] += 1;
         let m = &mut cx.metrics().staging;
         m.peak_copies = m.peak_copies.max(self.copies.len() as u64);

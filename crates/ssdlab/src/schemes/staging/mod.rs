@@ -2,16 +2,21 @@
 //! that would wait behind a program or erase on its chip is served from the copy instead. The
 //! two differ only in what triggers a copy ([`Trigger`]).
 //!
-//! * R-LRU: per data die, an LRU list of recently read logical pages with an access count
-//!   (the device buffer's `LruBuffer` serves as the list).
+//! * R-LRU ([`hot::HotSet`]): per data die, an LRU list of recently read pages. Its size is the
+//!   die's hot set: `hot_fraction` of the distinct pages first read on it so far; a copy exists
+//!   only for a page with an entry, so at most that share of the read pages is staged.
 //! * Conflict: the read's home die is running, or has queued ahead of it, a program or erase
 //!   (the same test as `reads_blocked`).
-//! * A conflicted read whose entry has a copy is served from staging; one whose entry has none
-//!   is served at home and then copied to staging (a migration program, data from the
-//!   controller); a miss inserts an entry. At most `hot_fraction` × entries copies per list.
-//! * A host write invalidates the page's copy and removes its entry; an entry leaving its list
-//!   drops its copy. When the staging space is full, its oldest block is erased and the copies
-//!   in it dropped (copies are disposable: home always has the data).
+//! * Every read of a page without an entry files one (evicting the list's LRU entry and its
+//!   copy). A read that hits an entry without a copy is served at home and then copied to
+//!   staging (a migration program, data from the controller) — on any hit by default, only on
+//!   a conflicted hit with `copy_on = "conflicted-hit"`. A conflicted read whose entry has a
+//!   copy is served from staging.
+//! * Under dedup the lists and copies are keyed by host page (`key = "lba"`, deduphr.txt §4.1)
+//!   or by content id (`key = "content"`); a copy holds the content the key mapped to.
+//! * A host write invalidates the page's copy and removes its entry. When the staging space
+//!   is full, its oldest block is erased and the copies in it dropped (copies are disposable:
+//!   home always has the data).
 //! * DedupHR: below the dedup layer pages are content ids. A duplicate write that leaves a
 //!   content's reference count at or above the threshold copies it to staging on the write path
 //!   (the data is in the controller: no flash read) unless it has a copy or one in flight; the
@@ -24,7 +29,6 @@ use super::policy::{
     GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, Seam, WriteFanout,
 };
 use super::Policies;
-use crate::buffer::LruBuffer;
 use crate::config::{Config, StagingDesign, StagingPolicy};
 use crate::flash::{BlockId, Geometry, PlaneId, Ppn};
 use crate::ftl::mapping::NONE;
@@ -35,6 +39,7 @@ use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
 mod copies;
+mod hot;
 
 /// Installs the staging space with the trigger `cfg.staging.policy` names (HotR or DedupHR).
 pub(super) fn install(cfg: &Config, p: &mut Policies) {
@@ -51,14 +56,20 @@ struct StagingPlane {
     active: Option<(u32, u32)>,
 }
 
+/// A copy in the making.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InFlight {
+    /// The home read of this FTL page, whose data the copy will take, is in flight.
+    Reading(u32),
+    /// Being programmed into this staging page.
+    Programming(u32),
+}
+
 /// What puts a page into staging.
 #[derive(Debug)]
 enum Trigger {
-    /// HotR: per data die, an R-LRU list; a list may hold this many copies.
-    ReadHot {
-        rlru: Vec<LruBuffer>,
-        max_copies_per_die: u32,
-    },
+    /// HotR: the R-LRU lists.
+    ReadHot(hot::HotSet),
     /// DedupHR: a content's reference count reaching this.
     RefCount(u32),
 }
@@ -67,11 +78,14 @@ enum Trigger {
 #[derive(Debug)]
 struct Staging {
     trigger: Trigger,
-    /// lpn (a content id under dedup) → (staging ppn, home die): the Map_table.
+    /// Key (the FTL page — a content id under dedup — or HotR's host page) → (staging ppn,
+    /// home die): the Map_table.
     copies: FxHashMap<u32, (u32, u32)>,
     copies_per_die: Vec<u32>,
-    /// DedupHR: contents whose copy is being programmed.
-    in_flight: rustc_hash::FxHashSet<u32>,
+    /// Key → its copy in the making (a key written meanwhile is no longer here).
+    in_flight: FxHashMap<u32, InFlight>,
+    /// Staging ppn of a copy being programmed → its key, where the key is not the page.
+    copy_keys: FxHashMap<u32, u32>,
     /// Copy programs queued or running, per die.
     queued_copies: Vec<u32>,
     max_queued_copies: u32,
@@ -103,14 +117,8 @@ impl Staging {
             }
             planes.last_mut().expect("pushed").free.push_back(b);
         }
-        let entries = cfg.staging.rlru_entries;
         let trigger = match cfg.staging.policy {
-            StagingPolicy::Hotr => Trigger::ReadHot {
-                rlru: (0..geo.data_dies())
-                    .map(|_| LruBuffer::new(entries))
-                    .collect(),
-                max_copies_per_die: (cfg.staging.hot_fraction * f64::from(entries)).floor() as u32,
-            },
+            StagingPolicy::Hotr => Trigger::ReadHot(hot::HotSet::new(cfg, geo.data_dies())),
             StagingPolicy::Deduphr => Trigger::RefCount(cfg.staging.refcount_threshold),
         };
         let staging = crate::ftl::staging_blocks(cfg, geo).len() as f64;
@@ -123,6 +131,7 @@ impl Staging {
             copies: FxHashMap::default(),
             copies_per_die: vec![0; geo.data_dies() as usize],
             in_flight: Default::default(),
+            copy_keys: FxHashMap::default(),
             queued_copies: vec![0; geo.dies() as usize],
             max_queued_copies: cfg.staging.max_queued_copies,
             lost_at: None,
@@ -131,6 +140,14 @@ impl Staging {
             reclaiming: Default::default(),
             ppb: geo.pages_per_block,
             space_factor,
+        }
+    }
+
+    /// The key a user read is filed under.
+    fn key_of(&self, read: &Op) -> u32 {
+        match &self.trigger {
+            Trigger::ReadHot(h) if h.by_lba => read.src,
+            _ => read.lpn,
         }
     }
 
@@ -143,6 +160,11 @@ impl Staging {
             }
             None => false,
         }
+    }
+
+    /// HotR keyed by host page under dedup.
+    fn keyed_by_lba(&self) -> bool {
+        matches!(&self.trigger, Trigger::ReadHot(h) if h.by_lba)
     }
 
     /// Pages of the staging space.
@@ -164,17 +186,20 @@ impl ReadRoute for Staging {
         home_die: usize,
         conflicted: bool,
     ) -> Result<Route, SimError> {
-        let lpn = op.lpn;
+        let key = self.key_of(op);
         // A copy on a die that is itself busy with a program or erase (staging copies being
         // programmed, reclamation) would not spare the read a wait: it stays home.
         let copy_busy = conflicted
-            && self.copies.get(&lpn).is_some_and(|&(ppn, _)| {
+            && self.copies.get(&key).is_some_and(|&(ppn, _)| {
                 cx.program_erase_ahead(cx.geo().die_of(Ppn(ppn)).0 as usize)
             });
         let m = &mut cx.metrics().staging;
-        Ok(match self.decide(m, lpn, home_die, conflicted, copy_busy) {
+        Ok(match self.decide(m, key, home_die, conflicted, copy_busy) {
             Decision::Home => Route::Queue,
-            Decision::HomeThenCopy => Route::QueueAndTell,
+            Decision::HomeThenCopy => {
+                self.in_flight.insert(key, InFlight::Reading(op.lpn));
+                Route::QueueAndTell
+            }
             Decision::Copy(copy) => {
                 let block = cx.read_at(op, copy);
                 op.level = cx.ftl_ref().blocks[block].level;
@@ -192,7 +217,12 @@ impl ReadRoute for Staging {
         } else {
             cx.ftl_ref().map.held(read.ppn)
         };
-        self.stage_copy(cx, read.lpn, version, home);
+        let key = self.key_of(read);
+        // Not if the key was written while the read was in flight (the data read is stale),
+        // nor for an older read of the key than the one that asked for the copy.
+        if self.in_flight.get(&key) == Some(&InFlight::Reading(read.lpn)) {
+            self.stage_copy(cx, key, read.lpn, version, home);
+        }
     }
 }
 
@@ -207,11 +237,11 @@ enum Decision {
 }
 
 impl Staging {
-    /// Where a read goes; updates the R-LRU list.
+    /// Where a read of `key` goes; updates the R-LRU lists.
     fn decide(
         &mut self,
         m: &mut crate::metrics::StagingMetrics,
-        lpn: u32,
+        key: u32,
         home_die: usize,
         conflicted: bool,
         copy_busy: bool,
@@ -219,65 +249,65 @@ impl Staging {
         if copy_busy {
             m.copy_busy += 1;
         }
-        let (rlru, max_copies) = match &mut self.trigger {
-            Trigger::ReadHot {
-                rlru,
-                max_copies_per_die,
-            } => (rlru, *max_copies_per_die),
+        let copy = self.copies.get(&key).map(|&(ppn, _)| ppn);
+        let hot = match &mut self.trigger {
+            Trigger::ReadHot(hot) => hot,
             Trigger::RefCount(_) => {
-                if !conflicted {
-                    return Decision::Home;
-                }
-                match self.copies.get(&lpn) {
-                    Some(_) if copy_busy => {}
-                    Some(&(ppn, _)) => {
+                return match copy {
+                    _ if !conflicted => Decision::Home,
+                    Some(_) if copy_busy => Decision::Home,
+                    Some(ppn) => {
                         m.redirected += 1;
-                        return Decision::Copy(ppn);
+                        Decision::Copy(ppn)
                     }
-                    None => m.misses += 1,
-                }
-                return Decision::Home;
+                    None => {
+                        m.misses += 1;
+                        Decision::Home
+                    }
+                };
             }
         };
-        if rlru[home_die].touch(lpn, false) {
-            if !conflicted {
-                return Decision::Home;
+        hot.observe(key, home_die);
+        if !hot.touch(key) {
+            if conflicted {
+                m.misses += 1;
             }
-            match self.copies.get(&lpn) {
-                Some(_) if copy_busy => return Decision::Home,
-                Some(&(ppn, _)) => {
-                    m.redirected += 1;
-                    return Decision::Copy(ppn);
+            if let Some(evicted) = hot.insert(key, home_die) {
+                if self.drop_copy(evicted) {
+                    m.copies_dropped += 1;
                 }
-                None => {}
-            }
-            m.hits_without_copy += 1;
-            if self.copies_per_die[home_die] < max_copies {
-                return Decision::HomeThenCopy;
             }
             return Decision::Home;
         }
-        if conflicted {
-            m.misses += 1;
-        }
-        if let Some(e) = rlru[home_die].insert(lpn, false) {
-            if self.drop_copy(e.lpn) {
-                m.copies_dropped += 1;
+        match copy {
+            Some(ppn) if conflicted && !copy_busy => {
+                m.redirected += 1;
+                return Decision::Copy(ppn);
             }
+            Some(_) => return Decision::Home,
+            None => {}
+        }
+        if conflicted {
+            m.hits_without_copy += 1;
+        }
+        let wanted = conflicted || hot.any_hit;
+        if wanted
+            && !self.in_flight.contains_key(&key)
+            && self.copies_per_die[home_die] < hot.cap(home_die)
+        {
+            return Decision::HomeThenCopy;
         }
         Decision::Home
     }
 
-    /// A host write makes the page's copy stale and removes its entry.
-    fn written(&mut self, cx: &mut Ctx, lpn: u32) {
-        if self.drop_copy(lpn) {
+    /// A write of `key` makes its copy stale and removes its entry.
+    fn written(&mut self, cx: &mut Ctx, key: u32) {
+        self.in_flight.remove(&key);
+        if self.drop_copy(key) {
             cx.metrics().staging.copies_invalidated += 1;
         }
-        let home = cx.geo().die_of_plane(cx.ftl_ref().home_plane(lpn)).0 as usize;
-        if let Trigger::ReadHot { rlru, .. } = &mut self.trigger {
-            if let Some(list) = rlru.get_mut(home) {
-                list.remove(lpn);
-            }
+        if let Trigger::ReadHot(hot) = &mut self.trigger {
+            hot.remove(key);
         }
     }
 
@@ -294,7 +324,8 @@ impl Staging {
             }
             return;
         }
-        if count < threshold || self.copies.contains_key(&cid) || self.in_flight.contains(&cid) {
+        if count < threshold || self.copies.contains_key(&cid) || self.in_flight.contains_key(&cid)
+        {
             return;
         }
         let ppn = cx.ftl_ref().map.ppn(cid);
@@ -305,16 +336,17 @@ impl Staging {
         };
         let home = cx.geo().die_of_plane(plane).0;
         let version = cx.ftl_ref().map.newest(cid);
-        if self.stage_copy(cx, cid, version, home) {
-            self.in_flight.insert(cid);
-        }
+        self.stage_copy(cx, cid, cid, version, home);
     }
 }
 
 impl WriteFanout for Staging {
     fn notice(&mut self, cx: &mut Ctx, n: Notice) {
         match n {
-            Notice::Written(lpn) => self.written(cx, lpn),
+            // Host-page keys see host writes; page keys see the FTL page's new versions.
+            Notice::HostWritten(lpn) if self.keyed_by_lba() => self.written(cx, lpn),
+            Notice::Written(lpn) if !self.keyed_by_lba() => self.written(cx, lpn),
+            Notice::HostWritten(_) | Notice::Written(_) => {}
             Notice::RefCount { cid, count } => self.refcount(cx, cid, count),
             Notice::Erasing(_) => {}
         }
@@ -334,7 +366,12 @@ impl OwnedOps for Staging {
 
 impl Lifecycle for Staging {
     fn seams(&self) -> &'static [Seam] {
-        &[Seam::ReadRoute, Seam::Written, Seam::RefCount]
+        &[
+            Seam::ReadRoute,
+            Seam::Written,
+            Seam::HostWritten,
+            Seam::RefCount,
+        ]
     }
 
     /// Power loss: the Map_table, R-LRU lists and staging copies are gone (they are volatile
@@ -344,10 +381,11 @@ impl Lifecycle for Staging {
         self.copies.clear();
         self.page_lpn.clear();
         self.in_flight.clear();
+        self.copy_keys.clear();
         self.copies_per_die.fill(0);
         self.lost_at = Some(cx.now());
-        if let Trigger::ReadHot { rlru, .. } = &mut self.trigger {
-            rlru.iter_mut().for_each(LruBuffer::clear);
+        if let Trigger::ReadHot(hot) = &mut self.trigger {
+            hot.clear();
         }
         for p in &mut self.planes {
             if let Some((block, _)) = p.active.take() {
