@@ -62,6 +62,14 @@ normalize = true
 fin = {{ RPS = 0.5 }}
 
 [[figure]]
+id = "red"
+title = "Read latency below FIFO (%)"
+kind = "bars"
+metric = "read.mean_us"
+reduction = true
+variants = ["RPS"]
+
+[[figure]]
 id = "cdf"
 title = "CDF"
 kind = "cdf"
@@ -167,6 +175,18 @@ fn run_resumes_and_report_has_tables_and_no_external_references() {
     assert!(
         md.contains(&format!("| {ratio:.3} |")),
         "ratio {ratio:.3} not in report"
+    );
+    // The reduction figure shows (FIFO − RPS) / FIFO in percent.
+    let pct = (1.0 - ratio) * 100.0;
+    let shown = if pct.abs() >= 10.0 {
+        format!("{pct:.1}")
+    } else {
+        format!("{pct:.3}")
+    };
+    assert!(
+        md.contains(&format!("| fin gc_victim=greedy | {shown} |"))
+            || md.contains(&format!("| fin ftl.gc_victim=greedy | {shown} |")),
+        "reduction {shown} not in report: {md}"
     );
     for f in [
         "rl.svg",

@@ -126,6 +126,11 @@ pub struct FigureSpec {
     /// Divide by the baseline variant's value of the same workload and grid point.
     #[serde(default)]
     pub normalize: bool,
+    /// Show (B − v) / B × 100, the percentage by which each variant is below the baseline
+    /// variant B of the same workload and grid point — the papers' "degradation" of the
+    /// baseline against the optimal system, and their "reduces … by x %".
+    #[serde(default)]
+    pub reduction: bool,
     /// Restrict to one workload (CDF, percentiles and sweeps default to every workload).
     #[serde(default)]
     pub workload: Option<String>,
@@ -216,9 +221,15 @@ impl ExperimentSpec {
             }
         }
         for f in &self.figures {
-            if f.normalize && self.baseline.is_none() && f.baseline.is_none() {
+            if (f.normalize || f.reduction) && self.baseline.is_none() && f.baseline.is_none() {
                 return Err(format!(
-                    "figure `{}` is normalised but neither it nor the experiment has a `baseline`",
+                    "figure `{}` is compared with a baseline but neither it nor the experiment has a `baseline`",
+                    f.id
+                ));
+            }
+            if f.normalize && f.reduction {
+                return Err(format!(
+                    "figure `{}`: give at most one of `normalize` and `reduction`",
                     f.id
                 ));
             }

@@ -115,12 +115,18 @@ impl Data<'_> {
         variant: &str,
     ) -> Option<f64> {
         let v = metric(self.summary(workload, grid, variant)?, &f.metric)?;
-        if !f.normalize {
+        if !f.normalize && !f.reduction {
             return Some(v);
         }
         let baseline = f.baseline.as_deref().or(self.spec.baseline.as_deref())?;
         let base = metric(self.summary(workload, grid, baseline)?, &f.metric)?;
-        (base != 0.0).then(|| v / base)
+        if base == 0.0 {
+            None
+        } else if f.reduction {
+            Some((base - v) / base * 100.0)
+        } else {
+            Some(v / base)
+        }
     }
 
     /// A compact label for figure axes: the workload and each grid value without the prefix
@@ -190,6 +196,8 @@ fn fmt(v: Option<f64>) -> String {
 fn y_label(f: &FigureSpec) -> String {
     if f.normalize {
         format!("{} (normalised)", f.metric)
+    } else if f.reduction {
+        format!("{}: % below the baseline", f.metric)
     } else {
         f.metric.clone()
     }
