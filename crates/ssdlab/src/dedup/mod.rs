@@ -83,6 +83,8 @@ pub struct Dedup {
     prints: Vec<u64>,
     index: FxHashMap<u64, u32>,
     free: Vec<u32>,
+    /// Logical ids other layers took (TTFlash parity): never contents.
+    foreign: Vec<u32>,
     live: u64,
     /// With `--verify`: the fingerprint each LPN was last written with.
     expected: Option<FxHashMap<u32, u64>>,
@@ -114,6 +116,7 @@ impl Dedup {
             prints,
             index: FxHashMap::default(),
             free: Vec::new(),
+            foreign: Vec::new(),
             live: u64::from(logical),
             expected: verify.then(FxHashMap::default),
             stats: DedupStats {
@@ -211,16 +214,19 @@ impl Dedup {
                 let c = match self.free.pop() {
                     Some(c) => c,
                     None => {
+                        // Other layers may take logical ids too (TTFlash parity): the
+                        // tables skip theirs.
                         let c = new_cid()?;
+                        let grow = c as usize + 1 - self.refs.len();
                         self.refs
-                            .try_reserve(1)
-                            .and_then(|()| self.prints.try_reserve(1))
+                            .try_reserve(grow)
+                            .and_then(|()| self.prints.try_reserve(grow))
                             .map_err(|_| OutOfMemory {
                                 bytes: (c as usize + 1) * 12,
                             })?;
-                        debug_assert_eq!(c as usize, self.refs.len());
-                        self.refs.push(0);
-                        self.prints.push(UNIQUE);
+                        self.foreign.extend(self.refs.len() as u32..c);
+                        self.refs.resize(c as usize + 1, 0);
+                        self.prints.resize(c as usize + 1, UNIQUE);
                         c
                     }
                 };
@@ -325,7 +331,7 @@ impl Dedup {
             ));
         }
         let mut free = vec![false; self.refs.len()];
-        for &c in &self.free {
+        for &c in self.free.iter().chain(&self.foreign) {
             free[c as usize] = true;
         }
         for (cid, &r) in self.refs.iter().enumerate() {

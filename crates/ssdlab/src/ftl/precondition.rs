@@ -103,7 +103,17 @@ impl Ftl {
     }
 
     fn instant_write(&mut self, lpn: u32, level: Level) -> Result<(), PreconditionError> {
-        let plane = self.home_plane(lpn);
+        self.instant_write_at(lpn, self.home_plane(lpn), level)
+    }
+
+    /// Writes the next version of `lpn` into `plane` at time zero (no events), collecting
+    /// garbage there as the simulated fill does.
+    pub(crate) fn instant_write_at(
+        &mut self,
+        lpn: u32,
+        plane: PlaneId,
+        level: Level,
+    ) -> Result<(), PreconditionError> {
         let version = self.map.next_version(lpn);
         let ppn = match self.alloc(plane, Stream::user(level), SimTime::ZERO) {
             Some(p) => p,

@@ -146,6 +146,8 @@ pub struct RedundancyMetrics {
     pub reconstruction_reads: u64,
     /// TTFlash: parity programs.
     pub parity_programs: u64,
+    /// TTFlash: reads of the old parity before a read-modify-write update.
+    pub parity_reads: u64,
 }
 
 /// Accounting by threshold-voltage level (`[low, normal, high]`).

@@ -478,6 +478,8 @@ pub struct RedundancySummary {
     pub reconstruction_reads: u64,
     /// TTFlash: parity programs.
     pub parity_programs: u64,
+    /// TTFlash: reads of the old parity (read-modify-write updates).
+    pub parity_reads: u64,
 }
 
 /// Rails / TTFlash part of the summary.
@@ -491,6 +493,7 @@ pub fn summary_redundancy(m: &super::RedundancyMetrics, host_read_pages: u64) ->
         rebuilt_pct: ratio_pct(m.rebuilt, host_read_pages),
         reconstruction_reads: m.reconstruction_reads,
         parity_programs: m.parity_programs,
+        parity_reads: m.parity_reads,
     }
 }
 

@@ -112,6 +112,7 @@ impl Layer {
         if let Some(old) = cx.ftl().trim(cid) {
             cx.start_gc(cx.geo().plane_of(old).0);
         }
+        cx.notify(Notice::Trimmed(cid));
         if let Some(d) = self.d.as_mut() {
             d.recycle(cid);
         }
@@ -212,7 +213,7 @@ impl Lifecycle for Layer {
         Ok(())
     }
 
-    fn verify(&self) -> Result<(), VerifyError> {
+    fn verify(&self, _ftl: &crate::ftl::Ftl) -> Result<(), VerifyError> {
         self.d()
             .check(&|cid| self.dying.contains(&cid))
             .map_err(VerifyError)

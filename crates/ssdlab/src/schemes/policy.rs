@@ -98,7 +98,12 @@ pub trait WriteFanout {
     /// A program took the first page of `block`.
     fn block_opened(&mut self, _cx: &mut Ctx, _block: u32) {}
     /// Program `id` (a user, GC or scheme program) has just been given its page.
-    fn placed(&mut self, _cx: &mut Ctx, _id: u32) {}
+    ///
+    /// # Errors
+    /// A policy that cannot grow its tables ([`SimError::OutOfMemory`]).
+    fn placed(&mut self, _cx: &mut Ctx, _id: u32) -> Result<(), SimError> {
+        Ok(())
+    }
     /// Another part of the drive announces `n`.
     fn notice(&mut self, _cx: &mut Ctx, _n: Notice) {}
 }
@@ -234,7 +239,7 @@ pub trait Lifecycle {
         false
     }
     /// End-of-run consistency checks of the policy's own state.
-    fn verify(&self) -> Result<(), VerifyError> {
+    fn verify(&self, _ftl: &crate::ftl::Ftl) -> Result<(), VerifyError> {
         Ok(())
     }
     /// Physical space over that of the same drive without the scheme.
@@ -261,6 +266,8 @@ pub enum Seam {
     Written,
     /// [`WriteFanout::notice`] of [`Notice::HostWritten`].
     HostWritten,
+    /// [`WriteFanout::notice`] of [`Notice::Trimmed`].
+    Trimmed,
     /// [`WriteFanout::notice`] of [`Notice::RefCount`].
     RefCount,
     /// [`WriteFanout::notice`] of [`Notice::Erasing`].
@@ -275,13 +282,14 @@ pub enum Seam {
 
 impl Seam {
     /// Number of seams.
-    pub const COUNT: usize = 10;
+    pub const COUNT: usize = 11;
 
     /// The seam a notice is delivered at.
     pub fn of(n: Notice) -> Seam {
         match n {
             Notice::Written(_) => Seam::Written,
             Notice::HostWritten(_) => Seam::HostWritten,
+            Notice::Trimmed(_) => Seam::Trimmed,
             Notice::RefCount { .. } => Seam::RefCount,
             Notice::Erasing(_) => Seam::Erasing,
         }

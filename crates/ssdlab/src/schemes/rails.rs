@@ -160,10 +160,10 @@ impl ReadRoute for Rails {
 
 impl WriteFanout for Rails {
     /// A host or GC program placed on the primary half is mirrored at once.
-    fn placed(&mut self, cx: &mut Ctx, id: u32) {
+    fn placed(&mut self, cx: &mut Ctx, id: u32) -> Result<(), SimError> {
         let src = cx.op(id).clone();
         if !matches!(src.cause, Cause::User | Cause::Gc) {
-            return;
+            return Ok(());
         }
         let twin = src.ppn + cx.geo().data_pages();
         let plane = cx.plane_of(twin).0;
@@ -190,6 +190,7 @@ impl WriteFanout for Rails {
         let id = cx.new_op(op);
         cx.enqueue(die, QueueKind::Write, id);
         cx.dispatch(die);
+        Ok(())
     }
 
     /// Erasing a primary block erases its twin too.

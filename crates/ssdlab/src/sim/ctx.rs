@@ -22,6 +22,8 @@ pub enum Notice {
     Written(u32),
     /// The host wrote this host page (before any host cache or host-map layer).
     HostWritten(u32),
+    /// This (FTL) logical page was trimmed: it holds no data any more.
+    Trimmed(u32),
     /// A content's reference count changed to `count` (a layer sharing contents).
     RefCount {
         /// Content id.
@@ -332,10 +334,7 @@ impl Simulation<'_> {
 
     /// Program `id` was given its page: schemes may add work (mirror, parity, refresh timer).
     pub(super) fn program_placed(&mut self, id: u32) {
-        let r = self.at_seam::<()>(Seam::Placed, |p, cx| {
-            p.placed(cx, id);
-            Ok(None)
-        });
+        let r = self.at_seam::<()>(Seam::Placed, |p, cx| p.placed(cx, id).map(|()| None));
         self.stash(r);
     }
 

@@ -368,7 +368,7 @@ impl<'w> Simulation<'w> {
             };
             verify::check_ftl(&self.ftl, &newer)?;
             for p in self.policies.list.iter().flatten() {
-                p.verify()?;
+                p.verify(&self.ftl)?;
             }
         }
         Ok(self.summary(started.elapsed().as_secs_f64()))

@@ -297,7 +297,7 @@ fn hotr_under_dedup_keys_its_hot_set_by_host_page_unless_told_otherwise() {
 fn a_host_page_copy_is_dropped_when_the_page_is_rewritten_with_a_duplicate() {
     let mut reqs = two_pages_one_content();
     reqs.extend([
-        req(4_400, 1, IoOp::Read, 0), // hit: page 1 copied (content 7)
+        req(4_400, 1, IoOp::Read, 0),  // hit: page 1 copied (content 7)
         req(9_000, 1, IoOp::Write, 8), // a new content for page 1: its copy is stale
         req(9_100, 5, IoOp::Write, 7), // content 7 stays alive through page 3
         req(12_000, 1, IoOp::Read, 0),

@@ -32,17 +32,20 @@ fn scripted(reqs: Vec<Result<Request, TraceError>>, extra: &[&str]) -> Summary {
 #[test]
 fn miss_then_copy_then_redirect_then_invalidate() {
     // Logical pages 0, 2, 4 live on data die 0 (channel-first striping over 2 channels).
-    let s = scripted(vec![
-        at(0, 0, IoOp::Write),     // lpn 0 programmed on die 0 by 1360.24 us
-        at(2_000, 0, IoOp::Read),  // not conflicted: entry inserted, served at home (85.24)
-        at(3_000, 2, IoOp::Write), // die 0 programs 3000 .. 4360.24
-        at(3_100, 0, IoOp::Read), // conflicted, entry without copy: home after the program, then copied
-        at(7_000, 4, IoOp::Write), // die 0 programs 7000 .. 8360.24
-        at(7_100, 0, IoOp::Read), // conflicted, entry with copy: served from the staging chip (85.24)
-        at(9_000, 0, IoOp::Write), // invalidates the copy and the entry
-        at(11_000, 2, IoOp::Write),
-        at(11_100, 0, IoOp::Read), // conflicted again, but no entry: waits at home
-    ], &[]);
+    let s = scripted(
+        vec![
+            at(0, 0, IoOp::Write),     // lpn 0 programmed on die 0 by 1360.24 us
+            at(2_000, 0, IoOp::Read),  // not conflicted: entry inserted, served at home (85.24)
+            at(3_000, 2, IoOp::Write), // die 0 programs 3000 .. 4360.24
+            at(3_100, 0, IoOp::Read), // conflicted, entry without copy: home after the program, then copied
+            at(7_000, 4, IoOp::Write), // die 0 programs 7000 .. 8360.24
+            at(7_100, 0, IoOp::Read), // conflicted, entry with copy: served from the staging chip (85.24)
+            at(9_000, 0, IoOp::Write), // invalidates the copy and the entry
+            at(11_000, 2, IoOp::Write),
+            at(11_100, 0, IoOp::Read), // conflicted again, but no entry: waits at home
+        ],
+        &[],
+    );
     let st = &s.staging;
     assert_eq!(
         (
@@ -136,10 +139,7 @@ fn any_hit_copies_by_default_and_only_conflicted_hits_with_the_option() {
     let any = scripted(hit_then_conflicted_read(), &[]);
     // The unconflicted hit at 3000 was copied (programmed on the staging chip by ~4450), so
     // the conflicted read is redirected.
-    assert_eq!(
-        (any.staging.migrations, any.staging.redirected),
-        (1, 1)
-    );
+    assert_eq!((any.staging.migrations, any.staging.redirected), (1, 1));
     let conflicted = scripted(
         hit_then_conflicted_read(),
         &["staging.copy_on=conflicted-hit"],

@@ -84,15 +84,104 @@ fn rails_role_switching_needs_rails() {
 }
 
 #[test]
-fn ttflash_rebuilds_conflicted_reads_from_k_dies() {
+fn ttflash_rebuilds_conflicted_reads_from_k_dies_and_updates_parity_per_write() {
     let s = replay(&drive(&["redundancy.scheme=ttflash"]));
     let k = 4;
-    let groups = 10 / (k + 1);
     let [_, user_programs, _] = s.flash.by_cause["user"];
+    let [parity_reads, parity_programs, _] = s.flash.by_cause["redundancy"];
     let r = &s.redundancy;
     assert!(r.rebuilt > 0);
-    assert_eq!(r.reconstruction_reads, k * r.rebuilt);
-    // One parity program per k host programs in a group.
-    assert!(r.parity_programs <= user_programs / k);
-    assert!(r.parity_programs + groups >= user_programs / k);
+    // Redundancy reads are the rebuilds' k reads plus one parity read per update.
+    assert_eq!(parity_reads, k * r.rebuilt + r.parity_reads);
+    // Read-modify-write (the default): one parity program per host program, each after a
+    // read of the old parity unless the stripe had none yet (the preconditioned data has
+    // parity, so nearly all do).
+    assert_eq!(parity_programs, r.parity_programs);
+    assert_eq!(r.parity_programs, user_programs);
+    assert!(r.parity_reads <= r.parity_programs);
+    assert!(r.parity_reads * 100 >= r.parity_programs * 95);
+}
+
+#[test]
+fn ttflash_full_stripes_write_one_parity_per_k_programs_gc_moves_included() {
+    let s = replay(&drive(&[
+        "redundancy.scheme=ttflash",
+        "redundancy.parity_update=stripe",
+    ]));
+    let k = 4;
+    let [_, user_programs, _] = s.flash.by_cause["user"];
+    let [_, gc_programs, _] = s.flash.by_cause["gc"];
+    let r = &s.redundancy;
+    assert!(s.gc.count > 0, "GC must run so that relocations re-stripe");
+    assert_eq!(r.parity_reads, 0);
+    // One parity program per k data programs of a group: more than the host programs alone
+    // make (relocated pages join new stripes), at most all programs (GC programs include
+    // relocated parity pages, which join no stripe).
+    let data = user_programs + gc_programs;
+    assert!(
+        r.parity_programs <= data / k,
+        "{} vs {data}",
+        r.parity_programs
+    );
+    assert!(
+        r.parity_programs > user_programs / k + user_programs / 20,
+        "{} vs {user_programs} host programs",
+        r.parity_programs
+    );
+}
+
+/// Parity is mapped data: a drive holding it has more valid pages, so GC moves more than
+/// the same drive whose parity would be free garbage, and `--verify` (run by `replay`)
+/// checks every stripe's parity page against the mapping.
+#[test]
+fn ttflash_parity_is_valid_data_that_gc_moves() {
+    for update in ["read-modify-write", "stripe"] {
+        let set = format!("redundancy.parity_update={update}");
+        let s = replay(&drive(&["redundancy.scheme=ttflash", &set]));
+        let base = replay(&drive(&[]));
+        assert!(
+            s.gc.pages_moved > base.gc.pages_moved,
+            "{update}: TTFlash moves {} pages, the baseline {}",
+            s.gc.pages_moved,
+            base.gc.pages_moved
+        );
+    }
+}
+
+#[test]
+fn ttflash_parity_survives_a_power_loss_under_gc() {
+    for update in ["read-modify-write", "stripe"] {
+        let set = format!("redundancy.parity_update={update}");
+        let cfg = drive(&["redundancy.scheme=ttflash", &set]);
+        let spec = "requests=6000,write_ratio=0.7,size_kib=4|8|16,iat_us=150,footprint_gib=0.5,zipf=0.8,seed=3";
+        let spec: ssdlab::workload::synth::SynthSpec = spec.parse().unwrap();
+        let mut gen = spec.generate().unwrap();
+        let opts = ssdlab::sim::RunOptions {
+            seed: 1,
+            verify: true,
+            power_loss_at_ns: Some(400_000_000),
+        };
+        let s = ssdlab::sim::Simulation::new(&cfg, opts, &mut gen)
+            .unwrap()
+            .run()
+            .unwrap();
+        assert!(s.gc.count > 0 && s.staging.power_losses == 1, "{update}");
+    }
+}
+
+#[test]
+fn read_modify_write_costs_one_parity_read_and_program_per_data_write() {
+    use ssdlab::workload::IoOp;
+    let cfg = config("hotr", &["redundancy.scheme=ttflash"]);
+    // Pages 0..3 share static stripe 0: the first write finds no parity (a program only),
+    // each later one reads the old parity first; page 4 starts stripe 1.
+    let reqs = (0..5u64)
+        .map(|p| crate::page_request(p * 5_000, p, IoOp::Write, None))
+        .chain([crate::page_request(30_000, 2, IoOp::Write, None)])
+        .collect();
+    let s = crate::run_requests(&cfg, reqs, None);
+    let r = &s.redundancy;
+    assert_eq!((r.parity_programs, r.parity_reads), (6, 4));
+    assert_eq!(s.flash.by_cause["redundancy"], [4, 6, 0]);
+    assert_eq!(s.flash.by_cause["user"][1], 6);
 }

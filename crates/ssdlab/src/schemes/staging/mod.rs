@@ -348,7 +348,7 @@ impl WriteFanout for Staging {
             Notice::Written(lpn) if !self.keyed_by_lba() => self.written(cx, lpn),
             Notice::HostWritten(_) | Notice::Written(_) => {}
             Notice::RefCount { cid, count } => self.refcount(cx, cid, count),
-            Notice::Erasing(_) => {}
+            Notice::Erasing(_) | Notice::Trimmed(_) => {}
         }
     }
 }
