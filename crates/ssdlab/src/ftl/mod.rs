@@ -328,7 +328,8 @@ impl Ftl {
         (old != NONE).then_some(Ppn(old))
     }
 
-    /// A page programmed outside the mapping (TTFlash parity): written, never valid.
+    /// A page programmed outside the mapping (the parity of a TTFlash stripe that died while
+    /// it was being programmed): written, never valid.
     pub fn commit_unmapped(&mut self, ppn: Ppn) {
         self.settle(ppn, 0);
     }
