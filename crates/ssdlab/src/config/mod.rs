@@ -512,6 +512,20 @@ pub struct BufferConfig {
     pub host_pages: u32,
     /// DRAM access time per page, ns (shadowgc.txt §4.1: 20 ns).
     pub dram_ns_per_page: u64,
+    /// Whether the buffers also cache pages read from flash (a read/write cache: hire.txt §3.1
+    /// counts read references of cached pages) or hold written pages only (the write buffers
+    /// of shadowgc.txt; a read of a buffered page is still served from DRAM). Left out of the
+    /// serialized config when true, so existing config hashes are unchanged.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub cache_reads: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(v: &bool) -> bool {
+    *v
 }
 
 /// How pages are assigned threshold-voltage levels (hire.txt).

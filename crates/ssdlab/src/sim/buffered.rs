@@ -25,8 +25,16 @@ impl Simulation<'_> {
     }
 
     /// A host read that hits the buffer is served from DRAM.
+    /// A write buffer (`buffer.cache_reads = false`) serves it without counting it as a use.
     pub(super) fn buffer_read_hit(&mut self, req: u32, lpn: u32) -> bool {
-        let hit = self.buffer.as_mut().is_some_and(|b| b.touch(lpn, false));
+        let cache_reads = self.cfg.buffer.cache_reads;
+        let hit = self.buffer.as_mut().is_some_and(|b| {
+            if cache_reads {
+                b.touch(lpn, false)
+            } else {
+                b.contains(lpn)
+            }
+        });
         if hit {
             self.metrics.buffer.read_hits += 1;
             self.complete_from_dram(req);
@@ -34,8 +42,12 @@ impl Simulation<'_> {
         hit
     }
 
-    /// A page read from flash for the host enters the buffer (clean).
+    /// A page read from flash for the host enters the buffer (clean), unless the buffer holds
+    /// written pages only.
     pub(super) fn buffer_fill(&mut self, lpn: u32) {
+        if !self.cfg.buffer.cache_reads {
+            return;
+        }
         let Some(b) = self.buffer.as_mut() else {
             return;
         };

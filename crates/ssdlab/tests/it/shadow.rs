@@ -126,3 +126,46 @@ fn the_host_buffer_absorbs_rewrites_and_serves_reads() {
     assert!(without.shadow.is_none());
     assert!(with.flash.by_cause["user"][1] < without.flash.by_cause["user"][1]);
 }
+
+#[test]
+fn write_buffers_never_take_a_clean_page() {
+    use ssdlab::workload::IoOp;
+    // Page 5 is only read (twice); page 7 is written, then read.
+    let reqs = || {
+        vec![
+            crate::page_request(0, 5, IoOp::Read, None),
+            crate::page_request(1_000, 5, IoOp::Read, None),
+            crate::page_request(2_000, 7, IoOp::Write, None),
+            crate::page_request(3_000, 7, IoOp::Read, None),
+        ]
+    };
+    let hits = |cache_reads: &str| {
+        let set = format!("buffer.cache_reads={cache_reads}");
+        let cfg = config(
+            "tiny",
+            &["buffer.host_pages=16", "buffer.device_pages=16", &set],
+        );
+        let s = crate::run_requests(&cfg, reqs(), None);
+        (
+            s.shadow.as_ref().unwrap().host_read_hits,
+            s.buffer.read_hits,
+            s.flash.by_cause["user"][0],
+        )
+    };
+    // A read cache keeps page 5 after its first read; write buffers do not.
+    let (host, device, flash) = hits("true");
+    assert_eq!((host, device, flash), (2, 0, 1));
+    let (host, device, flash) = hits("false");
+    assert_eq!((host, device, flash), (1, 0, 2));
+    // The device buffer alone: the same.
+    for (cache_reads, want) in [("true", (2, 1)), ("false", (1, 2))] {
+        let set = format!("buffer.cache_reads={cache_reads}");
+        let cfg = config("tiny", &["buffer.device_pages=16", &set]);
+        let s = crate::run_requests(&cfg, reqs(), None);
+        assert_eq!(
+            (s.buffer.read_hits, s.flash.by_cause["user"][0]),
+            want,
+            "cache_reads = {cache_reads}"
+        );
+    }
+}

@@ -96,15 +96,26 @@ impl Shadow {
 
 impl HostCache for Shadow {
     /// A host read that hits the host buffer is served from host DRAM; a miss enters it clean
-    /// (a dirty page it evicts is written to the device as part of this request).
+    /// (a dirty page it evicts is written to the device as part of this request) unless the
+    /// buffers hold written pages only (`buffer.cache_reads = false`).
     fn cache_read(&mut self, cx: &mut Ctx, req: u32, lpn: u32) -> CacheRead {
+        let cache_reads = cx.cfg().buffer.cache_reads;
         let Some(hb) = self.host.as_mut() else {
             return CacheRead::Miss;
         };
-        if hb.touch(lpn, false) {
+        // A write buffer serves its pages without counting a read as a use.
+        let hit = if cache_reads {
+            hb.touch(lpn, false)
+        } else {
+            hb.contains(lpn)
+        };
+        if hit {
             cx.metrics().shadow.host_read_hits += 1;
             cx.page_done_from_dram(req);
             return CacheRead::Hit;
+        }
+        if !cache_reads {
+            return CacheRead::Miss;
         }
         match hb.insert(lpn, false) {
             Some(e) if e.dirty => {
