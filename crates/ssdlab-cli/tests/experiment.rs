@@ -345,6 +345,75 @@ fn committed_experiment_results_match_the_current_configs() {
     }
 }
 
+/// pe-suspension.txt compresses every trace "so that the system idle time is reduced from 98%
+/// to around 70% for each workload": the committed FIFO runs must sit there on both cells.
+#[test]
+fn committed_pe_suspension_runs_are_calibrated_to_70_percent_idle_per_cell() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/pe-suspension/results");
+    let mut seen = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if !name.ends_with("__FIFO.json") {
+            continue;
+        }
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let idle = r["summary"]["idle_pct"].as_f64().unwrap();
+        assert!((idle - 70.0).abs() <= 2.0, "{name}: {idle} % idle");
+        seen += 1;
+    }
+    assert_eq!(seen, 12, "six workloads x two cells");
+}
+
+#[test]
+fn grid_set_applies_at_its_grid_point_and_a_wrong_key_is_named() {
+    let dir = fresh_dir("gridset");
+    let text = |key: &str| {
+        format!(
+            r#"
+name = "gridset"
+title = "t"
+preset = "tiny"
+
+[grid]
+"flash.cell" = ["slc", "mlc"]
+
+[[workload]]
+name = "syn"
+synth = "requests=200,write_ratio=0.5,iat_us=200,footprint_gib=0.01,seed=2"
+grid_set = {{ "{key}" = ["host.time_scale=3"] }}
+
+[[variant]]
+name = "FIFO"
+"#
+        )
+    };
+    std::fs::write(dir.join("experiment.toml"), text("cell=mlc")).unwrap();
+    ssdlab()
+        .args(["experiment", "run"])
+        .arg(&dir)
+        .assert()
+        .success();
+    let span = |id: &str| -> f64 {
+        let r: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join("results").join(format!("{id}.json"))).unwrap(),
+        )
+        .unwrap();
+        r["summary"]["simulated_s"].as_f64().unwrap()
+    };
+    // The MLC point's arrivals are stretched 3x, the SLC point's are not.
+    let (slc, mlc) = (span("syn__cell-slc__FIFO"), span("syn__cell-mlc__FIFO"));
+    assert!(mlc > 2.5 * slc, "slc {slc} s, mlc {mlc} s");
+    std::fs::write(dir.join("experiment.toml"), text("cell=tlc")).unwrap();
+    ssdlab()
+        .args(["experiment", "run"])
+        .arg(&dir)
+        .assert()
+        .failure()
+        .stderr(contains("grid_set key `cell=tlc` is not a grid point"));
+}
+
 #[test]
 fn run_spec_refuses_a_job_id_that_is_a_path() {
     let dir = fresh_dir("escape");

@@ -11,6 +11,7 @@ mod spec;
 
 pub use point::{JobSpec, Point, PointResult, WorkloadRef};
 pub use runner::{collect, load_results, plan, run_job, run_points, PointOutcome, RESULTS_DIR};
+pub(crate) use spec::grid_label;
 pub use spec::{ExperimentSpec, FigureKind, FigureSpec, VariantSpec, WorkloadSpec};
 
 use thiserror::Error;

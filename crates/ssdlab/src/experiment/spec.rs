@@ -76,6 +76,11 @@ pub struct WorkloadSpec {
     /// Overrides for this workload only (e.g. `host.time_scale=0.2`).
     #[serde(default)]
     pub set: Vec<String>,
+    /// Overrides for this workload at one grid point, keyed by the grid label as reports print
+    /// it (`preset=pe-suspension-mlc`); applied after the grid values (e.g. a time scale
+    /// calibrated per workload and cell).
+    #[serde(default)]
+    pub grid_set: BTreeMap<String, Vec<String>>,
     /// A note for the report (e.g. "synthetic stand-in for Fin2, which is not public").
     #[serde(default)]
     pub note: String,
@@ -220,6 +225,16 @@ impl ExperimentSpec {
                 return Err(format!("grid key `{k}` has no values"));
             }
         }
+        let labels: Vec<String> = self.combos().iter().map(grid_label).collect();
+        for w in &self.workloads {
+            if let Some(bad) = w.grid_set.keys().find(|k| !labels.contains(k)) {
+                return Err(format!(
+                    "workload `{}`: grid_set key `{bad}` is not a grid point (one of: {})",
+                    w.name,
+                    labels.join(", ")
+                ));
+            }
+        }
         for f in &self.figures {
             if (f.normalize || f.reduction) && self.baseline.is_none() && f.baseline.is_none() {
                 return Err(format!(
@@ -253,8 +268,8 @@ impl ExperimentSpec {
         Ok(())
     }
 
-    /// Every point: workloads × grid combinations × variants, in that nesting order.
-    pub fn points(&self, dir: &Path) -> Vec<Point> {
+    /// Every combination of the grid's values (one empty combination without a grid).
+    fn combos(&self) -> Vec<BTreeMap<String, String>> {
         let mut combos: Vec<BTreeMap<String, String>> = vec![BTreeMap::new()];
         for (key, values) in &self.grid {
             combos = combos
@@ -268,6 +283,12 @@ impl ExperimentSpec {
                 })
                 .collect();
         }
+        combos
+    }
+
+    /// Every point: workloads × grid combinations × variants, in that nesting order.
+    pub fn points(&self, dir: &Path) -> Vec<Point> {
+        let combos = self.combos();
         let mut points = Vec::new();
         for w in &self.workloads {
             for combo in &combos {
@@ -280,6 +301,9 @@ impl ExperimentSpec {
                             .filter(|(k, _)| k.as_str() != "preset")
                             .map(|(k, val)| format!("{k}={val}")),
                     );
+                    if let Some(extra) = w.grid_set.get(&grid_label(combo)) {
+                        sets.extend(extra.iter().cloned());
+                    }
                     sets.extend(v.set.iter().cloned());
                     let preset = combo
                         .get("preset")
@@ -301,6 +325,21 @@ impl ExperimentSpec {
         }
         points
     }
+}
+
+/// A grid point as reports and `grid_set` name it: `key=value` pairs (the key's last dotted
+/// part, strings unquoted) joined by spaces.
+pub(crate) fn grid_label(grid: &BTreeMap<String, String>) -> String {
+    grid.iter()
+        .map(|(k, v)| {
+            format!(
+                "{}={}",
+                k.rsplit('.').next().unwrap_or(k),
+                v.trim_matches('"')
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A grid value as it is written in `--set` (strings quoted, arrays as TOML).

@@ -7,7 +7,7 @@ mod page;
 
 pub use figures::{bars, lines, Bars, Lines};
 
-use crate::experiment::{ExperimentSpec, FigureKind, FigureSpec, Point, PointResult};
+use crate::experiment::{grid_label, ExperimentSpec, FigureKind, FigureSpec, Point, PointResult};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -57,19 +57,6 @@ pub fn metric(summary: &Value, path: &str) -> Option<f64> {
 struct Data<'a> {
     spec: &'a ExperimentSpec,
     results: &'a [(Point, Option<PointResult>)],
-}
-
-fn grid_label(grid: &BTreeMap<String, String>) -> String {
-    grid.iter()
-        .map(|(k, v)| {
-            format!(
-                "{}={}",
-                k.rsplit('.').next().unwrap_or(k),
-                v.trim_matches('"')
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 fn group_label(p: &Point) -> String {
