@@ -49,7 +49,7 @@ impl Simulation<'_> {
         let Some((at, _)) = &self.host.next else {
             return;
         };
-        if self.host.arrival_scheduled || self.host.stalled {
+        if self.host.arrival_scheduled {
             return;
         }
         if self.closed_loop() && self.host.outstanding >= self.cfg.host.queue_depth {
@@ -60,26 +60,42 @@ impl Simulation<'_> {
         self.schedule(at, Event::Arrival);
     }
 
+    /// The next request arrives. A write the bounded write queue cannot take now (or that
+    /// would overtake held writes) waits in arrival order; everything else is issued at once.
     pub(super) fn on_arrival(&mut self) -> Result<(), SimError> {
         self.host.arrival_scheduled = false;
-        if self.write_queue_full() {
-            self.host.stalled = true;
-            self.metrics.host_stalls += 1;
+        let Some((at, r)) = self.host.next.take() else {
             return Ok(());
+        };
+        let arrival = if self.closed_loop() { self.now } else { at };
+        self.check_range(&r, self.host.issued)?;
+        self.admit();
+        if r.op == IoOp::Write && (!self.host.held.is_empty() || self.write_queue_full(&r)) {
+            self.metrics.host_stalls += 1;
+            self.host.held.push_back((arrival, r));
+        } else {
+            self.issue(arrival, &r)?;
         }
-        self.issue_next()
+        self.fetch_next()
     }
 
-    /// Whether the next request is a write the bounded write queue cannot take now.
-    fn write_queue_full(&self) -> bool {
+    /// Whether write `r` does not fit the bounded write queue now (a write always fits an
+    /// empty queue).
+    fn write_queue_full(&self, r: &Request) -> bool {
         let bound = self.cfg.sched.max_outstanding_writes;
-        let Some((_, r)) = &self.host.next else {
-            return false;
-        };
-        if bound == 0 || r.op != IoOp::Write || self.host.outstanding_write_pages == 0 {
+        if bound == 0 || self.host.outstanding_write_pages == 0 {
             return false;
         }
         self.host.outstanding_write_pages + self.pages_of(r) > bound
+    }
+
+    /// A request enters the drive: it is outstanding from now (ending an idle period).
+    fn admit(&mut self) {
+        if self.host.outstanding == 0 && self.host.issued > 0 {
+            self.metrics.idle_ns += self.now.since(self.host.idle_since);
+        }
+        self.host.outstanding += 1;
+        self.host.issued += 1;
     }
 
     fn pages_of(&self, r: &Request) -> u32 {
@@ -88,40 +104,39 @@ impl Simulation<'_> {
         (r.offset_bytes / ps..end).count() as u32
     }
 
-    fn issue_next(&mut self) -> Result<(), SimError> {
-        let Some((at, r)) = self.host.next.take() else {
-            return Ok(());
-        };
-        let arrival = if self.closed_loop() { self.now } else { at };
-        self.issue(arrival, &r)?;
-        self.fetch_next()
-    }
-
-    fn issue(&mut self, arrival: SimTime, r: &Request) -> Result<(), SimError> {
+    /// Refuses request number `index` if it cannot be addressed.
+    fn check_range(&self, r: &Request, index: u64) -> Result<(), SimError> {
         let ps = u64::from(self.geo.page_size_bytes);
         let logical = u64::from(self.host_pages());
-        let first = r.offset_bytes / ps;
         // A request ending past 2^64 bytes cannot be addressed (readers refuse it; this guards
         // requests from other sources).
         let Some(end_bytes) = r.offset_bytes.checked_add(r.size_bytes) else {
             return Err(TraceError::OutOfRange {
-                index: self.host.issued,
+                index,
                 offset: r.offset_bytes,
                 end: u64::MAX,
                 capacity: logical * ps,
             }
             .into());
         };
-        let end = end_bytes.div_ceil(ps);
-        if self.cfg.ftl.out_of_range == OutOfRange::Error && end > logical {
+        if self.cfg.ftl.out_of_range == OutOfRange::Error && end_bytes.div_ceil(ps) > logical {
             return Err(TraceError::OutOfRange {
-                index: self.host.issued,
+                index,
                 offset: r.offset_bytes,
                 end: end_bytes,
                 capacity: logical * ps,
             }
             .into());
         }
+        Ok(())
+    }
+
+    /// Queues the pages of an admitted request (checked by [`Self::check_range`]).
+    fn issue(&mut self, arrival: SimTime, r: &Request) -> Result<(), SimError> {
+        let ps = u64::from(self.geo.page_size_bytes);
+        let logical = u64::from(self.host_pages());
+        let first = r.offset_bytes / ps;
+        let end = (r.offset_bytes + r.size_bytes).div_ceil(ps);
         let read = r.op == IoOp::Read;
         let state = ReqState {
             arrival,
@@ -138,11 +153,6 @@ impl Simulation<'_> {
                 (self.reqs.len() - 1) as u32
             }
         };
-        if self.host.outstanding == 0 && self.host.issued > 0 {
-            self.metrics.idle_ns += self.now.since(self.host.idle_since);
-        }
-        self.host.outstanding += 1;
-        self.host.issued += 1;
         // Queue every page first, then dispatch, so the pages of one request can share a
         // multi-plane operation.
         let mut touched = std::mem::take(&mut self.touched_dies);
@@ -389,9 +399,12 @@ impl Simulation<'_> {
         if req != NONE {
             self.page_done(req);
         }
-        if self.host.stalled && !self.write_queue_full() {
-            self.host.stalled = false;
-            self.issue_next()?;
+        while let Some((_, r)) = self.host.held.front() {
+            if self.write_queue_full(r) {
+                break;
+            }
+            let (arrival, r) = self.host.held.pop_front().expect("checked");
+            self.issue(arrival, &r)?;
         }
         Ok(())
     }

@@ -165,8 +165,9 @@ struct HostState {
     /// The next request (arrival time already scaled).
     next: Option<(SimTime, crate::workload::Request)>,
     arrival_scheduled: bool,
-    /// A write request held back by the write-queue bound.
-    stalled: bool,
+    /// Write requests the bounded write queue holds back, in arrival order (with their arrival
+    /// times); reads pass them.
+    held: std::collections::VecDeque<(SimTime, crate::workload::Request)>,
     exhausted: bool,
     outstanding: u32,
     outstanding_write_pages: u32,
@@ -353,7 +354,7 @@ impl<'w> Simulation<'w> {
                 }
             }
         }
-        if self.host.outstanding > 0 || self.host.stalled {
+        if self.host.outstanding > 0 || !self.host.held.is_empty() {
             return Err(SimError::Stalled {
                 time_us: self.now.as_us(),
                 outstanding: self.host.outstanding,
