@@ -349,21 +349,26 @@ fn committed_experiment_results_match_the_current_configs() {
 /// to around 70% for each workload": the committed FIFO runs must sit there on both cells.
 #[test]
 fn committed_pe_suspension_runs_are_calibrated_to_70_percent_idle_per_cell() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/pe-suspension/results");
-    let mut seen = 0;
-    for e in std::fs::read_dir(&dir).unwrap() {
-        let path = e.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        if !name.ends_with("__FIFO.json") {
-            continue;
+    for exp in ["pe-suspension", "pe-suspension-gc"] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../experiments")
+            .join(exp)
+            .join("results");
+        let mut seen = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if !name.ends_with("__FIFO.json") {
+                continue;
+            }
+            let r: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let idle = r["summary"]["idle_pct"].as_f64().unwrap();
+            assert!((idle - 70.0).abs() <= 2.0, "{exp}/{name}: {idle} % idle");
+            seen += 1;
         }
-        let r: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        let idle = r["summary"]["idle_pct"].as_f64().unwrap();
-        assert!((idle - 70.0).abs() <= 2.0, "{name}: {idle} % idle");
-        seen += 1;
+        assert_eq!(seen, 12, "{exp}: six workloads x two cells");
     }
-    assert_eq!(seen, 12, "six workloads x two cells");
 }
 
 #[test]
