@@ -149,6 +149,17 @@ impl LruBuffer {
         true
     }
 
+    /// A read of `lpn`: whether it is cached. A cache counts the read and moves the page to
+    /// the MRU position (as [`LruBuffer::touch`]); a write buffer (`counts_reads` false) only
+    /// serves it, its order following writes alone.
+    pub fn read_hit(&mut self, lpn: u32, counts_reads: bool) -> bool {
+        if counts_reads {
+            self.touch(lpn, false)
+        } else {
+            self.contains(lpn)
+        }
+    }
+
     /// Forgets a page (no eviction is reported); returns whether it was cached.
     pub fn remove(&mut self, lpn: u32) -> bool {
         let Some(i) = self.index.remove(&lpn) else {

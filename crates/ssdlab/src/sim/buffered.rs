@@ -28,13 +28,10 @@ impl Simulation<'_> {
     /// A write buffer (`buffer.cache_reads = false`) serves it without counting it as a use.
     pub(super) fn buffer_read_hit(&mut self, req: u32, lpn: u32) -> bool {
         let cache_reads = self.cfg.buffer.cache_reads;
-        let hit = self.buffer.as_mut().is_some_and(|b| {
-            if cache_reads {
-                b.touch(lpn, false)
-            } else {
-                b.contains(lpn)
-            }
-        });
+        let hit = self
+            .buffer
+            .as_mut()
+            .is_some_and(|b| b.read_hit(lpn, cache_reads));
         if hit {
             self.metrics.buffer.read_hits += 1;
             self.complete_from_dram(req);

@@ -103,13 +103,7 @@ impl HostCache for Shadow {
         let Some(hb) = self.host.as_mut() else {
             return CacheRead::Miss;
         };
-        // A write buffer serves its pages without counting a read as a use.
-        let hit = if cache_reads {
-            hb.touch(lpn, false)
-        } else {
-            hb.contains(lpn)
-        };
-        if hit {
+        if hb.read_hit(lpn, cache_reads) {
             cx.metrics().shadow.host_read_hits += 1;
             cx.page_done_from_dram(req);
             return CacheRead::Hit;
