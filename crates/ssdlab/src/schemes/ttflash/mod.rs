@@ -158,6 +158,7 @@ impl WriteFanout for TtFlash {
             return Ok(());
         }
         if let Some((parity_lpn, parity_die)) = self.parity.placed(cx, lpn, die, cause)? {
+            self.parity.queued(parity_lpn);
             if rmw {
                 Self::update_parity(cx, parity_lpn, parity_die);
             } else {

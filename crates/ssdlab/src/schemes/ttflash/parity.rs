@@ -128,7 +128,8 @@ impl Parity {
     }
 
     /// Data page `lpn` (its current version) was placed on `die` by a host write or a GC
-    /// move. Returns the parity page that is now due and its die, if any.
+    /// move. Returns the parity page that is now due and its die, if any (the caller queues
+    /// its update and says so with [`Parity::queued`]).
     pub(super) fn placed(
         &mut self,
         cx: &mut Ctx,
@@ -140,9 +141,7 @@ impl Parity {
             if cause != Cause::User {
                 return Ok(None);
             }
-            let (id, parity_die) = self.static_stripe(cx, lpn, die)?;
-            self.stripes.get_mut(&id).expect("created").programs += 1;
-            return Ok(Some((id, parity_die)));
+            return self.static_stripe(cx, lpn, die).map(Some);
         }
         self.left(cx, lpn);
         let group = (die / (self.k + 1)) as usize;
@@ -165,8 +164,12 @@ impl Parity {
         self.closed[group] += 1;
         stripe.die = group as u32 * (self.k + 1) + (self.closed[group] % width) as u32;
         stripe.closed = true;
-        stripe.programs += 1;
         Ok(Some((id, stripe.die)))
+    }
+
+    /// An update of parity page `id` was queued.
+    pub(super) fn queued(&mut self, id: u32) {
+        self.stripes.get_mut(&id).expect("a stripe").programs += 1;
     }
 
     /// Full stripes: data page `lpn` is no longer current in its stripe (overwritten, moved
@@ -230,14 +233,11 @@ impl Parity {
                 continue;
             }
             let die = cx.geo().die_of(Ppn(ppn)).0;
-            if self.rmw {
-                let (id, parity_die) = self.static_stripe(cx, lpn, die)?;
-                if due.last().is_none_or(|&(last, _)| last != id) {
-                    due.push((id, parity_die));
+            // Consecutive pages share a static stripe: its parity is written once.
+            if let Some(d) = self.placed(cx, lpn, die, Cause::User)? {
+                if due.last() != Some(&d) {
+                    due.push(d);
                 }
-            } else if let Some(d) = self.placed(cx, lpn, die, Cause::User)? {
-                self.stripes.get_mut(&d.0).expect("closed").programs -= 1;
-                due.push(d);
             }
         }
         for (id, die) in due {
