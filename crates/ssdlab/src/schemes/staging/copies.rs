@@ -82,15 +82,12 @@ impl Staging {
             return;
         }
         self.queued_copies[die] += 1;
-        if key != lpn {
-            self.copy_keys.insert(ppn, key);
-        }
         self.in_flight.insert(key, InFlight::Programming(ppn));
         let mut op = cx.blank_op(OpKind::Program, Cause::Migration, plane);
         op.lpn = lpn;
         op.ppn = ppn;
         op.version = version;
-        op.src = home_die;
+        op.src = key;
         op.erase_epoch = cx.ftl_ref().blocks[cx.geo().block_of(Ppn(ppn)).0 as usize].erase_count;
         cx.metrics().staging.migrations += 1;
         let die = op.die as usize;
@@ -108,10 +105,9 @@ impl Staging {
         let newest = cx.ftl_ref().map.newest(op.lpn);
         let count = cx.references(op.lpn).unwrap_or(0);
         self.queued_copies[op.die as usize] -= 1;
-        let home = op.src as usize;
         let block = op.ppn / self.ppb;
         let erased = cx.ftl_ref().blocks[block as usize].erase_count != op.erase_epoch;
-        let key = self.copy_keys.remove(&op.ppn).unwrap_or(op.lpn);
+        let key = op.src;
         // The copy in flight for its key is this one (the key was not written meanwhile).
         let current = self.in_flight.get(&key) == Some(&InFlight::Programming(op.ppn));
         if current {
@@ -132,9 +128,8 @@ impl Staging {
             cx.metrics().staging.migrations_discarded += 1;
             return;
         }
-        self.copies.insert(key, (op.ppn, op.src));
+        self.copies.insert(key, op.ppn);
         self.page_lpn.insert(op.ppn, key);
-        self.copies_per_die[home] += 1;
         let m = &mut cx.metrics().staging;
         m.peak_copies = m.peak_copies.max(self.copies.len() as u64);
     }

@@ -20,7 +20,7 @@
 //! * DedupHR: below the dedup layer pages are content ids. A duplicate write that leaves a
 //!   content's reference count at or above the threshold copies it to staging on the write path
 //!   (the data is in the controller: no flash read) unless it has a copy or one in flight; the
-//!   Map_table (`copies`) is counted per home chip. A conflicted read with a copy is redirected.
+//!   Map_table is `copies`. A conflicted read with a copy is redirected.
 //!   When the count falls to 1 (or the content dies) the copy is invalidated.
 //! * Power loss (`Event::PowerLoss`): the Map_table, the R-LRU lists and every staging copy are
 //!   lost; blocks holding copies are erased before reuse; reads keep going home.
@@ -78,14 +78,11 @@ enum Trigger {
 #[derive(Debug)]
 struct Staging {
     trigger: Trigger,
-    /// Key (the FTL page — a content id under dedup — or HotR's host page) → (staging ppn,
-    /// home die): the Map_table.
-    copies: FxHashMap<u32, (u32, u32)>,
-    copies_per_die: Vec<u32>,
+    /// Key (the FTL page — a content id under dedup — or HotR's host page) → staging ppn: the
+    /// Map_table.
+    copies: FxHashMap<u32, u32>,
     /// Key → its copy in the making (a key written meanwhile is no longer here).
     in_flight: FxHashMap<u32, InFlight>,
-    /// Staging ppn of a copy being programmed → its key, where the key is not the page.
-    copy_keys: FxHashMap<u32, u32>,
     /// Copy programs queued or running, per die.
     queued_copies: Vec<u32>,
     max_queued_copies: u32,
@@ -129,9 +126,7 @@ impl Staging {
         Staging {
             trigger,
             copies: FxHashMap::default(),
-            copies_per_die: vec![0; geo.data_dies() as usize],
             in_flight: Default::default(),
-            copy_keys: FxHashMap::default(),
             queued_copies: vec![0; geo.dies() as usize],
             max_queued_copies: cfg.staging.max_queued_copies,
             lost_at: None,
@@ -153,9 +148,8 @@ impl Staging {
 
     fn drop_copy(&mut self, lpn: u32) -> bool {
         match self.copies.remove(&lpn) {
-            Some((ppn, home)) => {
+            Some(ppn) => {
                 self.page_lpn.remove(&ppn);
-                self.copies_per_die[home as usize] -= 1;
                 true
             }
             None => false,
@@ -190,9 +184,10 @@ impl ReadRoute for Staging {
         // A copy on a die that is itself busy with a program or erase (staging copies being
         // programmed, reclamation) would not spare the read a wait: it stays home.
         let copy_busy = conflicted
-            && self.copies.get(&key).is_some_and(|&(ppn, _)| {
-                cx.program_erase_ahead(cx.geo().die_of(Ppn(ppn)).0 as usize)
-            });
+            && self
+                .copies
+                .get(&key)
+                .is_some_and(|&ppn| cx.program_erase_ahead(cx.geo().die_of(Ppn(ppn)).0 as usize));
         let m = &mut cx.metrics().staging;
         Ok(match self.decide(m, key, home_die, conflicted, copy_busy) {
             Decision::Home => Route::Queue,
@@ -249,7 +244,7 @@ impl Staging {
         if copy_busy {
             m.copy_busy += 1;
         }
-        let copy = self.copies.get(&key).map(|&(ppn, _)| ppn);
+        let copy = self.copies.get(&key).copied();
         let hot = match &mut self.trigger {
             Trigger::ReadHot(hot) => hot,
             Trigger::RefCount(_) => {
@@ -290,11 +285,10 @@ impl Staging {
         if conflicted {
             m.hits_without_copy += 1;
         }
+        // Copies stay within the hot set: only a page with an entry has one, and each list
+        // holds at most its chip's share of the distinct pages read.
         let wanted = conflicted || hot.any_hit;
-        if wanted
-            && !self.in_flight.contains_key(&key)
-            && self.copies_per_die[home_die] < hot.cap(home_die)
-        {
+        if wanted && !self.in_flight.contains_key(&key) {
             return Decision::HomeThenCopy;
         }
         Decision::Home
@@ -381,8 +375,6 @@ impl Lifecycle for Staging {
         self.copies.clear();
         self.page_lpn.clear();
         self.in_flight.clear();
-        self.copy_keys.clear();
-        self.copies_per_die.fill(0);
         self.lost_at = Some(cx.now());
         if let Trigger::ReadHot(hot) = &mut self.trigger {
             hot.clear();
