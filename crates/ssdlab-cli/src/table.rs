@@ -47,6 +47,13 @@ pub fn render(s: &Summary, cfg: &Config) -> String {
         "wear: erases per block min {} / mean {:.2} / max {}",
         s.wear.erase_min, s.wear.erase_mean, s.wear.erase_max
     );
+    if s.window_waits > 0 {
+        let _ = writeln!(
+            o,
+            "page window: {} requests waited for host.max_pages_in_flight = {} (their response times include the wait)",
+            s.window_waits, cfg.host.max_pages_in_flight
+        );
+    }
     if cfg.suspend.policy != SuspendPolicy::Off {
         let p = &s.pe;
         let _ = writeln!(

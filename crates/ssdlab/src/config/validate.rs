@@ -304,6 +304,9 @@ fn check_rest(raw: &RawConfig, errs: &mut Vec<String>) {
         }
     }
     let h = &raw.host;
+    if h.max_pages_in_flight == 0 {
+        errs.push("host.max_pages_in_flight = 0: must be >= 1".to_string());
+    }
     if h.queue_depth == 0 {
         errs.push("host.queue_depth = 0: must be >= 1".to_string());
     }

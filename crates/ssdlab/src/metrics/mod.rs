@@ -216,6 +216,8 @@ pub struct Metrics {
     pub idle_ns: u64,
     /// Requests the host had to hold back because the write queue was full.
     pub host_stalls: u64,
+    /// Requests some of whose pages waited for the page window.
+    pub window_waits: u64,
     /// Exact sums of response times (all, read, write), ns: means are not histogram-rounded.
     pub latency_sum_ns: [u128; 3],
     /// Requests completed.
@@ -257,6 +259,7 @@ impl Default for Metrics {
             redundancy: RedundancyMetrics::default(),
             idle_ns: 0,
             host_stalls: 0,
+            window_waits: 0,
             latency_sum_ns: [0; 3],
             requests: 0,
             end_ns: 0,

@@ -178,6 +178,10 @@ pub struct Summary {
     pub wear: WearSummary,
     /// Host requests held back by the write-queue bound.
     pub host_stalls: u64,
+    /// Requests some of whose pages waited for the page window (`host.max_pages_in_flight`;
+    /// left out when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub window_waits: u64,
     /// Programs, erases and their suspension.
     pub pe: PeSummary,
     /// % of the simulated span (first arrival → last completion) with no request outstanding.

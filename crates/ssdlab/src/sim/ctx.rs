@@ -156,6 +156,7 @@ impl<'s, 'w> Ctx<'s, 'w> {
     /// Request `req` waits for `n` more pages.
     pub fn add_pages(&mut self, req: u32, n: u32) {
         self.sim.reqs[req as usize].pages_left += n;
+        self.sim.host.pages_in_flight += u64::from(n);
     }
     /// A program of `version` of `lpn` is in flight: the controller holds its data.
     pub fn hold(&mut self, lpn: u32, version: u32) {

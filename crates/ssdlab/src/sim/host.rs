@@ -11,6 +11,21 @@ use crate::time::SimTime;
 use crate::workload::trace::TraceError;
 use crate::workload::{IoOp, Request};
 
+/// An admitted request whose pages are not all issued yet (see `host.max_pages_in_flight`).
+#[derive(Debug)]
+pub(super) struct Backlog {
+    req: u32,
+    r: Request,
+    /// First page and the next to issue (absolute page numbers), one past the last.
+    first: u64,
+    next: u64,
+    end: u64,
+    /// The host-map layer's mark taken before the first page.
+    mark: Option<u64>,
+    /// Some of its pages waited for the window (counted once).
+    waited: bool,
+}
+
 /// Latest arrival time a run accepts, ns (~32 years): every later event is at most hours past
 /// an arrival, so simulated time stays far below `u64::MAX` and never wraps.
 const MAX_ARRIVAL_NS: f64 = 1e18;
@@ -36,8 +51,11 @@ impl Simulation<'_> {
                             limit: MAX_ARRIVAL_NS,
                         });
                     }
-                    SimTime(at_ns as u64).max(self.now)
+                    // Arrivals never go back in time; one that waited for the page window keeps
+                    // its own arrival time.
+                    SimTime(at_ns as u64).max(self.host.last_arrival)
                 };
+                self.host.last_arrival = at;
                 self.host.next = Some((at, r));
                 self.schedule_arrival();
             }
@@ -49,7 +67,7 @@ impl Simulation<'_> {
         let Some((at, _)) = &self.host.next else {
             return;
         };
-        if self.host.arrival_scheduled {
+        if self.host.arrival_scheduled || !self.host.backlog.is_empty() {
             return;
         }
         if self.closed_loop() && self.host.outstanding >= self.cfg.host.queue_depth {
@@ -131,17 +149,16 @@ impl Simulation<'_> {
         Ok(())
     }
 
-    /// Queues the pages of an admitted request (checked by [`Self::check_range`]).
+    /// Admits request `r` (checked by [`Self::check_range`]) and queues its pages, as many as
+    /// the page window takes.
     fn issue(&mut self, arrival: SimTime, r: &Request) -> Result<(), SimError> {
         let ps = u64::from(self.geo.page_size_bytes);
-        let logical = u64::from(self.host_pages());
         let first = r.offset_bytes / ps;
         let end = (r.offset_bytes + r.size_bytes).div_ceil(ps);
-        let read = r.op == IoOp::Read;
         let state = ReqState {
             arrival,
             pages_left: (end - first) as u32,
-            read,
+            read: r.op == IoOp::Read,
         };
         let req = match self.free_reqs.pop() {
             Some(i) => {
@@ -153,29 +170,87 @@ impl Simulation<'_> {
                 (self.reqs.len() - 1) as u32
             }
         };
-        // Queue every page first, then dispatch, so the pages of one request can share a
+        let mut b = Backlog {
+            req,
+            r: r.clone(),
+            first,
+            next: first,
+            end,
+            mark: None,
+            waited: false,
+        };
+        if self.host.backlog.is_empty() {
+            self.issue_pages(b)
+        } else {
+            self.note_wait(&mut b);
+            self.host.backlog.push_back(b);
+            Ok(())
+        }
+    }
+
+    /// Counts a request the first time some of its pages wait for the page window.
+    fn note_wait(&mut self, b: &mut Backlog) {
+        if !b.waited {
+            b.waited = true;
+            self.metrics.window_waits += 1;
+        }
+    }
+
+    /// Queues the next pages of a request while the page window has room; what is left waits
+    /// at the front of the backlog.
+    fn issue_pages(&mut self, mut b: Backlog) -> Result<(), SimError> {
+        let logical = u64::from(self.host_pages());
+        let window = u64::from(self.cfg.host.max_pages_in_flight);
+        let read = b.r.op == IoOp::Read;
+        if b.next == b.first {
+            b.mark = self.map_mark();
+        }
+        // Queue pages first, then dispatch, so the pages of one request can share a
         // multi-plane operation.
         let mut touched = std::mem::take(&mut self.touched_dies);
-        let mark = self.map_mark();
-        for page in first..end {
+        while b.next < b.end && self.host.pages_in_flight < window {
+            let page = b.next;
+            b.next += 1;
+            self.host.pages_in_flight += 1;
             let lpn = (page % logical) as u32;
             let die = if read {
-                self.read_page(req, lpn)?
+                self.read_page(b.req, lpn)?
             } else {
-                self.write_page(req, lpn, r.page_print(page - first))?
+                self.write_page(b.req, lpn, b.r.page_print(page - b.first))?
             };
             if let Some(d) = die.filter(|d| !touched.contains(d)) {
                 touched.push(d);
             }
         }
-        if let Some(before) = mark {
-            self.map_request_done(read, end - first, before);
+        if b.next == b.end {
+            if let Some(before) = b.mark {
+                self.map_request_done(read, b.end - b.first, before);
+            }
+        } else {
+            self.note_wait(&mut b);
+            self.host.backlog.push_front(b);
         }
         for &d in &touched {
             self.try_dispatch(d);
         }
         touched.clear();
         self.touched_dies = touched;
+        Ok(())
+    }
+
+    /// Issues waiting pages while the page window has room; once none waits, the next
+    /// request may arrive.
+    pub(super) fn drain_backlog(&mut self) -> Result<(), SimError> {
+        let window = u64::from(self.cfg.host.max_pages_in_flight);
+        while self.host.pages_in_flight < window {
+            let Some(b) = self.host.backlog.pop_front() else {
+                break;
+            };
+            self.issue_pages(b)?;
+        }
+        if self.host.backlog.is_empty() {
+            self.schedule_arrival();
+        }
         Ok(())
     }
 
@@ -373,6 +448,7 @@ impl Simulation<'_> {
 
     /// One page of a request finished; the request completes with its last page.
     pub(super) fn page_done(&mut self, req: u32) {
+        self.host.pages_in_flight -= 1;
         let r = &mut self.reqs[req as usize];
         r.pages_left -= 1;
         if r.pages_left > 0 {

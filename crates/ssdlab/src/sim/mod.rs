@@ -168,6 +168,13 @@ struct HostState {
     /// Write requests the bounded write queue holds back, in arrival order (with their arrival
     /// times); reads pass them.
     held: std::collections::VecDeque<(SimTime, crate::workload::Request)>,
+    /// Admitted requests with pages still to issue when the page window is full, in order
+    /// (while any waits, no further request arrives).
+    backlog: std::collections::VecDeque<host::Backlog>,
+    /// Host pages issued and not yet done (bounded by `host.max_pages_in_flight`).
+    pages_in_flight: u64,
+    /// Arrival time of the latest request fetched.
+    last_arrival: SimTime,
     exhausted: bool,
     outstanding: u32,
     outstanding_write_pages: u32,
@@ -348,13 +355,20 @@ impl<'w> Simulation<'w> {
             if let Some(e) = self.failed.take() {
                 return Err(e);
             }
+            if !self.host.backlog.is_empty() {
+                self.drain_backlog()?;
+            }
             if self.events_handled & 0xFFFF == 0 {
                 if let Some(f) = self.progress.as_mut() {
                     f(self.metrics.requests);
                 }
             }
         }
-        if self.host.outstanding > 0 || !self.host.held.is_empty() {
+        if self.host.outstanding > 0
+            || self.host.next.is_some()
+            || !self.host.held.is_empty()
+            || !self.host.backlog.is_empty()
+        {
             return Err(SimError::Stalled {
                 time_us: self.now.as_us(),
                 outstanding: self.host.outstanding,

@@ -66,6 +66,7 @@ impl Simulation<'_> {
             gc: crate::metrics::summary_gc(m),
             wear: crate::metrics::summary_wear(&erases),
             host_stalls: m.host_stalls,
+            window_waits: m.window_waits,
             pe: crate::metrics::summary_pe(&m.pe),
             buffer: crate::metrics::summary_buffer(&m.buffer, m.read_pages),
             voltage: crate::metrics::summary_voltage(&m.levels, self.wear_weights()),
