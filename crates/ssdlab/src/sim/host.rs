@@ -485,3 +485,51 @@ impl Simulation<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigBuilder;
+    use crate::sim::RunOptions;
+
+    /// Operation slots a run allocated (they are reused, never freed): its peak of work in
+    /// flight.
+    fn op_slots(window: u32) -> usize {
+        let cfg = ConfigBuilder::preset("tiny")
+            .unwrap()
+            .set(&format!("host.max_pages_in_flight={window}"))
+            .unwrap()
+            .build()
+            .unwrap();
+        // One 4 MiB write: 1,024 pages on a one-die drive.
+        let big = Request {
+            time_ns: 0,
+            offset_bytes: 0,
+            size_bytes: 4 << 20,
+            op: IoOp::Write,
+            device: 0,
+            content: None,
+        };
+        let mut it = std::iter::once(Ok(big));
+        let opts = RunOptions {
+            seed: 1,
+            verify: true,
+            ..Default::default()
+        };
+        let mut sim = Simulation::new(&cfg, opts, &mut it).unwrap();
+        sim.replay().unwrap();
+        assert_eq!(sim.metrics.requests, 1);
+        assert_eq!(sim.host.pages_in_flight, 0);
+        sim.ops.len()
+    }
+
+    #[test]
+    fn page_window_bounds_the_work_a_huge_request_holds() {
+        // Without a binding window every page of the request is queued at once.
+        assert!(op_slots(crate::config::DEFAULT_PAGE_WINDOW) >= 1024);
+        // With 32 pages in flight, slots stay below the window plus one block of GC moves
+        // and its erase.
+        let slots = op_slots(32);
+        assert!(slots <= 32 + 64 + 1, "{slots}");
+    }
+}

@@ -324,6 +324,12 @@ impl<'w> Simulation<'w> {
     /// Trace errors, verification failures, or a stall.
     pub fn run(mut self) -> Result<Summary, SimError> {
         let started = Instant::now();
+        self.replay()?;
+        Ok(self.summary(started.elapsed().as_secs_f64()))
+    }
+
+    /// The event loop of [`Simulation::run`], then the end-of-run checks.
+    fn replay(&mut self) -> Result<(), SimError> {
         for p in 0..self.geo.planes() {
             self.start_gc(p);
         }
@@ -386,7 +392,7 @@ impl<'w> Simulation<'w> {
                 p.verify(&self.ftl)?;
             }
         }
-        Ok(self.summary(started.elapsed().as_secs_f64()))
+        Ok(())
     }
 
     /// A program of `version` of `lpn` is in flight: the controller holds its data.

@@ -1,6 +1,7 @@
 //! Host replay modes: closed loop, time scaling, the bounded write queue.
 
-use crate::{config, run_synth, run_trace};
+use crate::{config, page_request, run_requests, run_synth, run_trace};
+use ssdlab::workload::{IoOp, Request};
 
 #[test]
 fn closed_loop_keeps_queue_depth_requests_outstanding() {
@@ -131,5 +132,43 @@ fn the_write_queue_bound_never_delays_a_read() {
         s.write.max_us > 2.5 * first,
         "{} vs {first}",
         s.write.max_us
+    );
+}
+
+#[test]
+fn page_window_delays_issue_but_keeps_arrival_times() {
+    // A 1 MiB write (256 pages) at t = 0, then a one-page read of other data at 1 us, on one
+    // die under read priority.
+    let reqs = || {
+        vec![
+            Ok(Request {
+                time_ns: 0,
+                offset_bytes: 0,
+                size_bytes: 1 << 20,
+                op: IoOp::Write,
+                device: 0,
+                content: None,
+            }),
+            page_request(1, 1000, IoOp::Read, None),
+        ]
+    };
+    let open = config("tiny", &["sched.policy=rps"]);
+    let free = run_requests(&open, reqs(), None);
+    let narrow = config("tiny", &["sched.policy=rps", "host.max_pages_in_flight=1"]);
+    let held = run_requests(&narrow, reqs(), None);
+    assert_eq!((free.window_waits, held.window_waits), (0, 2));
+    // Free: the read overtakes the queued programs (it waits for at most the one running).
+    let program = open.flash.program_us + open.flash.transfer_us;
+    assert!(free.read.mean_us < program + 2.0 * open.flash.read_us + 1.0);
+    // One page at a time: the read arrives after the write's last page was issued, and its
+    // response time still counts from its trace arrival.
+    assert!(
+        held.read.mean_us > 255.0 * open.flash.program_us,
+        "{}",
+        held.read.mean_us
+    );
+    assert_eq!(
+        free.flash.by_cause["user"][1],
+        held.flash.by_cause["user"][1]
     );
 }

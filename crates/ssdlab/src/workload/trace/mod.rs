@@ -3,10 +3,12 @@
 
 mod detect;
 mod formats;
+mod stats;
 
 pub use formats::{BlkAction, Format, TimeUnit};
+pub use stats::{stats, TraceStats};
 
-use super::{IoOp, Request};
+use super::Request;
 use flate2::read::MultiGzDecoder;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -363,79 +365,4 @@ impl Iterator for TraceReader {
             }
         }
     }
-}
-
-/// Summary statistics of a trace (`ssdlab trace stats`).
-#[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct TraceStats {
-    /// Format used.
-    pub format: String,
-    /// Requests.
-    pub requests: u64,
-    /// Read requests.
-    pub reads: u64,
-    /// Percentage of reads.
-    pub read_pct: f64,
-    /// Mean request size, bytes.
-    pub mean_size_bytes: f64,
-    /// Bytes read.
-    pub read_bytes: u64,
-    /// Bytes written.
-    pub write_bytes: u64,
-    /// Distinct 4 KiB blocks touched (footprint), in bytes.
-    pub footprint_bytes: u64,
-    /// Lowest byte address.
-    pub min_offset_bytes: u64,
-    /// Highest end address.
-    pub max_end_bytes: u64,
-    /// Time from first to last arrival, s.
-    pub duration_s: f64,
-    /// Mean inter-arrival time, µs.
-    pub mean_interarrival_us: f64,
-    /// Reader counters.
-    pub counts: TraceCounts,
-}
-
-/// Streams a whole trace once and summarises it. The footprint is counted exactly in a
-/// `BTreeSet` of 4 KiB block numbers, so its memory grows with the footprint, not the length.
-///
-/// # Errors
-/// Any [`TraceError`] of the reader.
-pub fn stats(mut reader: TraceReader) -> Result<TraceStats, TraceError> {
-    let mut s = TraceStats {
-        format: reader.format().name().to_string(),
-        min_offset_bytes: u64::MAX,
-        ..Default::default()
-    };
-    let mut blocks = std::collections::BTreeSet::new();
-    let mut last = 0;
-    for r in reader.by_ref() {
-        let r = r?;
-        s.requests += 1;
-        let end = r.offset_bytes.saturating_add(r.size_bytes);
-        match r.op {
-            IoOp::Read => {
-                s.reads += 1;
-                s.read_bytes += r.size_bytes;
-            }
-            IoOp::Write => s.write_bytes += r.size_bytes,
-        }
-        s.min_offset_bytes = s.min_offset_bytes.min(r.offset_bytes);
-        s.max_end_bytes = s.max_end_bytes.max(end);
-        blocks.extend(r.offset_bytes / 4096..end.div_ceil(4096));
-        last = r.time_ns;
-    }
-    if s.requests > 0 {
-        s.read_pct = 100.0 * s.reads as f64 / s.requests as f64;
-        s.mean_size_bytes = (s.read_bytes + s.write_bytes) as f64 / s.requests as f64;
-        s.duration_s = last as f64 / 1e9;
-        if s.requests > 1 {
-            s.mean_interarrival_us = last as f64 / 1e3 / (s.requests - 1) as f64;
-        }
-    } else {
-        s.min_offset_bytes = 0;
-    }
-    s.footprint_bytes = blocks.len() as u64 * 4096;
-    s.counts = reader.counts.clone();
-    Ok(s)
 }
