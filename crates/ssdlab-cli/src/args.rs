@@ -55,6 +55,8 @@ pub enum TraceCmd {
 pub enum ConfigCmd {
     /// Print the fully resolved configuration as TOML (every key --set accepts).
     Show(ConfigArgs),
+    /// Estimate a run's memory by part (what `--max-memory` is checked against).
+    Memory(ConfigArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -148,6 +150,8 @@ pub struct RunArgs {
     /// Write the JSON summary here.
     #[arg(long, value_name = "OUT.json")]
     pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
     /// No banner, table or progress output.
     #[arg(long, short)]
     pub quiet: bool,
@@ -248,6 +252,26 @@ mod tests {
             .replace(['\n', ' '], "");
         for s in ssdlab::schemes::SCHEMES {
             assert!(help.contains(s.name), "run --help does not name {}", s.name);
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct MemoryArgs {
+    /// Refuse a run whose estimated memory exceeds this (512M, 8G, 1.5GiB, or `none`; default
+    /// 80 % of the memory available when it starts). A sweep's points share it.
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
+    pub max_memory: Option<String>,
+}
+
+impl MemoryArgs {
+    /// The limit in bytes (`None`: no limit).
+    pub fn limit(&self) -> anyhow::Result<Option<u64>> {
+        match &self.max_memory {
+            Some(s) => {
+                ssdlab::sim::memory::parse_size(s).map_err(|e| anyhow::anyhow!("--max-memory {e}"))
+            }
+            None => Ok(ssdlab::sim::memory::default_limit()),
         }
     }
 }

@@ -32,6 +32,8 @@ pub struct RunExp {
     /// Parallel points (default: number of cores).
     #[arg(long)]
     pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub memory: crate::args::MemoryArgs,
 }
 
 #[derive(Args, Debug)]
@@ -59,11 +61,13 @@ pub struct RunSpecArgs {
     /// Directory for the result (default: `results` beside the job file's directory).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub memory: crate::args::MemoryArgs,
 }
 
 pub fn dispatch(cmd: ExperimentCmd) -> Result<()> {
     match cmd {
-        ExperimentCmd::Run(a) => run(&a.dir, a.jobs),
+        ExperimentCmd::Run(a) => run(&a.dir, a.jobs, a.memory.limit()?),
         ExperimentCmd::Report(a) => write_report(&a.dir),
         ExperimentCmd::Plan(a) => {
             let spec = ExperimentSpec::load(&a.dir)?;
@@ -90,12 +94,12 @@ pub fn run_spec(a: RunSpecArgs) -> Result<()> {
             .unwrap_or(Path::new("."))
             .join("results"),
     };
-    let path = experiment::run_job(&a.file, &out)?;
+    let path = experiment::run_job(&a.file, &out, a.memory.limit()?)?;
     eprintln!("wrote {}", path.display());
     Ok(())
 }
 
-fn run(dir: &Path, jobs: Option<usize>) -> Result<()> {
+fn run(dir: &Path, jobs: Option<usize>, max_memory: Option<u64>) -> Result<()> {
     let spec = ExperimentSpec::load(dir)?;
     let total = spec.points(dir).len() as u64;
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -111,7 +115,7 @@ fn run(dir: &Path, jobs: Option<usize>) -> Result<()> {
         .expect("valid template"),
     );
     eprintln!("experiment {}: {total} points on {jobs} threads", spec.name);
-    let outcomes = experiment::run_points(&spec, dir, jobs, &|o| {
+    let outcomes = experiment::run_points(&spec, dir, jobs, max_memory, &|o| {
         bar.inc(1);
         if let PointOutcome::Failed(id, _) = o {
             bar.set_message(format!("failed: {id}"));

@@ -79,6 +79,16 @@ fn dispatch(cli: Cli) -> Result<()> {
             out!("{}", build_config(&a)?.to_toml_full());
             Ok(())
         }
+        Command::Config {
+            cmd: ConfigCmd::Memory(a),
+        } => {
+            let e = ssdlab::sim::memory::estimate(&build_config(&a)?);
+            for (what, bytes) in &e.parts {
+                outln!("{:>12}  {what}", ssdlab::sim::memory::mib(*bytes));
+            }
+            outln!("{:>12}  total", ssdlab::sim::memory::mib(e.total()));
+            Ok(())
+        }
         Command::Experiment { cmd } => experiment::dispatch(cmd),
         Command::RunSpec(a) => experiment::run_spec(a),
         Command::Schemes { matrix } => {
@@ -148,6 +158,7 @@ fn run(a: RunArgs) -> Result<()> {
         seed: a.seed,
         verify: a.verify,
         power_loss_at_ns,
+        max_memory_bytes: a.memory.limit()?,
     };
     let mut reader: Option<TraceReader> = None;
     let mut synth;

@@ -3,6 +3,7 @@
 //! joins this file as it is fixed.
 
 use assert_cmd::Command;
+use predicates::prelude::*;
 use predicates::str::contains;
 
 const SYNTH: &str = "requests=100,write_ratio=0.5,iat_us=100,footprint_gib=0.01,seed=1";
@@ -259,4 +260,91 @@ fn a_request_ending_past_2_64_bytes_is_a_bad_offset_not_a_stall() {
             .stderr(contains(":2: field `offset`"));
     }
     std::fs::remove_file(t).ok();
+}
+
+/// MSR lines of `n` writes of 1 GiB each, 10 us apart.
+fn gib_writes(n: u64) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                "{},hm,0,Write,{},1073741824,100\n",
+                128166372000000000 + i * 100,
+                i << 30
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn memory_admission_refuses_a_run_beyond_max_memory() {
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args([
+            "run",
+            "-q",
+            "--preset",
+            "hotr",
+            "--synth",
+            SYNTH,
+            "--max-memory",
+            "64M",
+        ])
+        .assert()
+        .code(2)
+        .stderr(contains("--max-memory").and(contains("mapping")));
+    for bad in ["lots", "-1G", "0"] {
+        Command::cargo_bin("ssdlab")
+            .unwrap()
+            .args(["run", "-q", "--synth", SYNTH, "--max-memory", bad])
+            .assert()
+            .code(2)
+            .stderr(contains("--max-memory"));
+    }
+    // The estimate is shown by part.
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args(["config", "memory", "--preset", "hotr"])
+        .assert()
+        .success()
+        .stdout(contains("pages in flight").and(contains("total")));
+}
+
+#[test]
+fn huge_requests_are_issued_through_the_page_window() {
+    // 8 GiB of writes in 8 requests on the 16 MiB tiny drive, 64 pages in flight at most:
+    // every request completes (the window makes the later ones wait, and says so).
+    let path = trace_file("gib.csv", &gib_writes(8));
+    let json = path.with_extension("json");
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args([
+            "run",
+            "--preset",
+            "tiny",
+            "--set",
+            "host.max_pages_in_flight=64",
+        ])
+        .arg("--trace")
+        .arg(&path)
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success()
+        .stdout(contains("page window: 8 requests waited"));
+    let s = summary_of(&json);
+    assert_eq!(s["write"]["count"], 8);
+    assert_eq!(s["window_waits"], 8);
+}
+
+#[test]
+fn trace_stats_of_huge_requests_streams() {
+    // 1,000 GiB footprint in 1,000 requests: counted as runs, not pages (this took 4 GB).
+    let path = trace_file("gib-stats.csv", &gib_writes(1000));
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args(["trace", "stats"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(contains("1000.000 GiB"));
 }

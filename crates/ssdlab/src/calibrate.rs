@@ -32,7 +32,7 @@ fn idle_at(
         verify: false,
         source: source.clone(),
     };
-    let r = point.run(String::new())?;
+    let r = point.run(String::new(), crate::sim::memory::default_limit())?;
     Ok(r.summary["idle_pct"].as_f64().unwrap_or(0.0))
 }
 

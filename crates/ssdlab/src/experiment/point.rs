@@ -232,11 +232,16 @@ impl Point {
         c
     }
 
-    /// Runs the point; `point_hash` is stored with the result as its resume key.
+    /// Runs the point; `point_hash` is stored with the result as its resume key. A point whose
+    /// estimated memory exceeds `max_memory` bytes is refused.
     ///
     /// # Errors
     /// Config, workload or simulation errors, naming the point.
-    pub fn run(&self, point_hash: String) -> Result<PointResult, ExperimentError> {
+    pub fn run(
+        &self,
+        point_hash: String,
+        max_memory: Option<u64>,
+    ) -> Result<PointResult, ExperimentError> {
         let cfg = self.config()?;
         let fail = |message: String| ExperimentError::Run {
             point: self.id.clone(),
@@ -246,6 +251,7 @@ impl Point {
             seed: self.seed,
             verify: self.verify,
             power_loss_at_ns: None,
+            max_memory_bytes: max_memory,
         };
         let summary: Summary = match &self.source {
             WorkloadRef::Trace {

@@ -64,7 +64,8 @@ fn existing_hash(path: &Path) -> Option<String> {
 
 /// Runs every point of `spec` not already finished, on `jobs` threads, storing each result as
 /// soon as it is done. `on_outcome` is called after every point (for progress). A failing point
-/// is reported and the others continue.
+/// is reported and the others continue. Each point may plan `max_memory / jobs` bytes (see
+/// [`crate::sim::memory`]).
 ///
 /// # Errors
 /// Only if the results directory cannot be created; per-point failures are in the outcomes.
@@ -72,8 +73,10 @@ pub fn run_points(
     spec: &ExperimentSpec,
     dir: &Path,
     jobs: usize,
+    max_memory: Option<u64>,
     on_outcome: &(dyn Fn(&PointOutcome) + Sync),
 ) -> Result<Vec<PointOutcome>, ExperimentError> {
+    let per_point = max_memory.map(|m| m / jobs.max(1) as u64);
     let results = dir.join(RESULTS_DIR);
     std::fs::create_dir_all(&results).map_err(io_err(&results))?;
     let points = spec.points(dir);
@@ -90,7 +93,7 @@ pub fn run_points(
             .par_iter()
             .zip(hashes)
             .map(|(p, hash)| {
-                let outcome = run_one(p, hash, dir);
+                let outcome = run_one(p, hash, dir, per_point);
                 on_outcome(&outcome);
                 outcome
             })
@@ -99,7 +102,12 @@ pub fn run_points(
     Ok(outcomes)
 }
 
-fn run_one(p: &Point, hash: Result<String, ExperimentError>, dir: &Path) -> PointOutcome {
+fn run_one(
+    p: &Point,
+    hash: Result<String, ExperimentError>,
+    dir: &Path,
+    max_memory: Option<u64>,
+) -> PointOutcome {
     let path = result_path(dir, &p.id);
     let hash = match hash {
         Ok(h) => h,
@@ -108,7 +116,7 @@ fn run_one(p: &Point, hash: Result<String, ExperimentError>, dir: &Path) -> Poin
     if existing_hash(&path).as_deref() == Some(hash.as_str()) {
         return PointOutcome::Skipped(p.id.clone());
     }
-    let stored = p.run(hash).and_then(|r| {
+    let stored = p.run(hash, max_memory).and_then(|r| {
         let text = serde_json::to_string_pretty(&r).expect("results serialise");
         write_atomic(&path, &(text + "\n"))
     });
@@ -150,11 +158,16 @@ pub fn plan(
     Ok(files)
 }
 
-/// Runs one job file and writes its result into `out_dir`; returns the result's path.
+/// Runs one job file and writes its result into `out_dir`; returns the result's path. The
+/// point is refused if its estimated memory exceeds `max_memory` bytes.
 ///
 /// # Errors
 /// Unreadable job, failing point, I/O.
-pub fn run_job(job_file: &Path, out_dir: &Path) -> Result<PathBuf, ExperimentError> {
+pub fn run_job(
+    job_file: &Path,
+    out_dir: &Path,
+    max_memory: Option<u64>,
+) -> Result<PathBuf, ExperimentError> {
     let text = std::fs::read_to_string(job_file).map_err(io_err(job_file))?;
     let job: JobSpec = serde_json::from_str(&text).map_err(|e| ExperimentError::Spec {
         path: job_file.display().to_string(),
@@ -185,7 +198,7 @@ pub fn run_job(job_file: &Path, out_dir: &Path) -> Result<PathBuf, ExperimentErr
             ),
         });
     }
-    let result = job.point.run(actual)?;
+    let result = job.point.run(actual, max_memory)?;
     std::fs::create_dir_all(out_dir).map_err(io_err(out_dir))?;
     let path = out_dir.join(format!("{}.json", job.point.id));
     write_atomic(

@@ -13,6 +13,7 @@ use super::{Policies, Scheme};
 use crate::config::{Config, StagingDesign, StagingPolicy};
 use crate::dedup::Dedup;
 use crate::metrics::{Metrics, Summary};
+use crate::sim::memory::Tables;
 use crate::sim::{Ctx, Notice, SimError};
 use crate::verify::VerifyError;
 use rustc_hash::FxHashSet;
@@ -204,6 +205,12 @@ impl OwnedOps for Layer {
 }
 
 impl Lifecycle for Layer {
+    /// 4 B per host page (its content id), 12 B per content id (at most one per host page
+    /// alive), the fingerprint index (≤ 24 B per content at the hash map's worst load) and,
+    /// under `--verify`, 4 B per host page.
+    fn table_bytes(&self, _cfg: &Config, t: &Tables) -> Option<(&'static str, u64)> {
+        Some(("dedup tables", 44 * t.logical))
+    }
     fn seams(&self) -> &'static [Seam] {
         &[]
     }

@@ -242,6 +242,15 @@ pub trait Lifecycle {
     fn verify(&self, _ftl: &crate::ftl::Ftl) -> Result<(), VerifyError> {
         Ok(())
     }
+    /// The policy's own tables for a run of `cfg`, as (what, upper bound in bytes), for the
+    /// memory estimate made before anything is allocated ([`crate::sim::memory`]).
+    fn table_bytes(
+        &self,
+        _cfg: &Config,
+        _t: &crate::sim::memory::Tables,
+    ) -> Option<(&'static str, u64)> {
+        None
+    }
     /// Physical space over that of the same drive without the scheme.
     fn space_factor(&self) -> Option<f64> {
         None

@@ -20,6 +20,7 @@ use crate::config::{Config, RedundancyScheme};
 use crate::flash::{BlockId, Ppn};
 use crate::ftl::mapping::NONE;
 use crate::sched::{Cause, OpKind, QueueKind};
+use crate::sim::memory::Tables;
 use crate::sim::{Ctx, Notice, Op, SimError};
 use crate::time::SimTime;
 
@@ -96,6 +97,10 @@ impl Rails {
 }
 
 impl Lifecycle for Rails {
+    /// The logical page of every mirror page (4 B per physical page).
+    fn table_bytes(&self, _cfg: &Config, t: &Tables) -> Option<(&'static str, u64)> {
+        Some(("mirror table", 4 * t.physical))
+    }
     fn seams(&self) -> &'static [Seam] {
         &[Seam::ReadRoute, Seam::Placed, Seam::Erasing, Seam::Idle]
     }

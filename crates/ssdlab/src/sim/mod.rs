@@ -9,6 +9,7 @@ mod die;
 mod gc;
 mod host;
 mod hostmap;
+pub mod memory;
 mod phases;
 #[cfg(test)]
 mod probe;
@@ -60,6 +61,16 @@ pub enum SimError {
         /// The limit, ns.
         limit: f64,
     },
+    /// The run would need more memory than allowed.
+    #[error("this run needs about {} ({estimate}), more than the {} allowed (--max-memory; default {:.0} % of the memory available); use a smaller drive (geometry.*), lower host.max_pages_in_flight, or raise --max-memory", memory::mib(*.needs), memory::mib(*.limit), memory::DEFAULT_SHARE * 100.0)]
+    MemoryLimit {
+        /// Estimated bytes.
+        needs: u64,
+        /// Allowed bytes.
+        limit: u64,
+        /// The estimate by part.
+        estimate: memory::MemoryEstimate,
+    },
     /// Requests remain but nothing can make progress (e.g. a plane full of valid data).
     #[error("simulation stalled at t = {time_us:.3} us with {outstanding} requests outstanding: no event can make progress (is a plane full of valid data? raise ftl.over_provisioning)")]
     Stalled {
@@ -79,6 +90,9 @@ pub struct RunOptions {
     pub verify: bool,
     /// Simulate a power loss at this time, ns (volatile replication state is lost).
     pub power_loss_at_ns: Option<u64>,
+    /// Refuse to start a run whose estimated memory ([`memory::estimate`]) exceeds this many
+    /// bytes (`None`: no limit).
+    pub max_memory_bytes: Option<u64>,
 }
 
 /// Typed events. Array completions carry the die's generation so a cancelled phase's
@@ -255,6 +269,16 @@ impl<'w> Simulation<'w> {
         workload: &'w mut Requests<'w>,
         progress: crate::ftl::precondition::FillProgress,
     ) -> Result<Self, SimError> {
+        if let Some(limit) = opts.max_memory_bytes {
+            let estimate = memory::estimate(cfg);
+            if estimate.total() > limit {
+                return Err(SimError::MemoryLimit {
+                    needs: estimate.total(),
+                    limit,
+                    estimate,
+                });
+            }
+        }
         let rngs = Rngs::new(opts.seed);
         let geo = Geometry::of(cfg);
         let started = Instant::now();

@@ -230,6 +230,7 @@ fn power_loss_mid_run_keeps_verification_green() {
             seed: 1,
             verify: true,
             power_loss_at_ns: Some(4_000_000_000),
+            ..Default::default()
         },
         &mut gen,
     )

@@ -145,7 +145,7 @@ proptest! {
             ..small_mix(write_ratio, planes * dies * blocks * ppb, seed)
         };
         let mut gen = spec.generate().unwrap();
-        let opts = RunOptions { seed, verify: true, power_loss_at_ns: power_loss };
+        let opts = RunOptions { seed, verify: true, power_loss_at_ns: power_loss, ..Default::default() };
         let s = Simulation::new(&cfg, opts, &mut gen).unwrap().run()
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(s.requests, 1500);
@@ -190,7 +190,7 @@ proptest! {
             .build().unwrap();
         let spec = small_mix(write_ratio, planes * blocks * ppb, seed);
         let mut gen = spec.generate().unwrap();
-        let opts = RunOptions { seed, verify: true, power_loss_at_ns: power_loss };
+        let opts = RunOptions { seed, verify: true, power_loss_at_ns: power_loss, ..Default::default() };
         let s = Simulation::new(&cfg, opts, &mut gen).unwrap().run()
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(s.requests, 1500);
@@ -407,6 +407,7 @@ fn r8_a_dropped_twin_rolls_back_to_the_version_in_flight() {
         seed: 139,
         verify: true,
         power_loss_at_ns: Some(103_108_541),
+        ..Default::default()
     };
     let s = Simulation::new(&cfg, opts, &mut gen)
         .unwrap()

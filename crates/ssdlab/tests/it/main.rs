@@ -109,6 +109,7 @@ pub fn run_requests(
         seed: 1,
         verify: true,
         power_loss_at_ns,
+        max_memory_bytes: None,
     };
     Simulation::new(cfg, opts, &mut it).unwrap().run().unwrap()
 }

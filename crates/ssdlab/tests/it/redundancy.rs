@@ -160,6 +160,7 @@ fn ttflash_parity_survives_a_power_loss_under_gc() {
             seed: 1,
             verify: true,
             power_loss_at_ns: Some(400_000_000),
+            ..Default::default()
         };
         let s = ssdlab::sim::Simulation::new(&cfg, opts, &mut gen)
             .unwrap()

@@ -29,6 +29,7 @@ fn run(gc: &str, extra: &[&str], power_loss_at_ns: Option<u64>) -> Summary {
         seed: 1,
         verify: true,
         power_loss_at_ns,
+        ..Default::default()
     };
     Simulation::new(&cfg, opts, &mut gen)
         .unwrap()

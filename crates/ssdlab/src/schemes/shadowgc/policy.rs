@@ -29,6 +29,7 @@ use crate::schemes::policy::{
     CacheRead, CacheWrite, GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute,
     Relocation, Seam, WriteFanout,
 };
+use crate::sim::memory::{Tables, LRU_BYTES_PER_PAGE};
 use crate::sim::Ctx;
 use rustc_hash::FxHashSet;
 
@@ -223,6 +224,13 @@ impl OwnedOps for Shadow {
 }
 
 impl Lifecycle for Shadow {
+    /// The host buffer (an LRU entry per page), the FTL's zombie bit per logical page, and
+    /// the twin-dropped set (at most one entry per device-buffer page).
+    fn table_bytes(&self, cfg: &Config, t: &Tables) -> Option<(&'static str, u64)> {
+        let host = u64::from(cfg.buffer.host_pages) * LRU_BYTES_PER_PAGE;
+        let twins = u64::from(cfg.buffer.device_pages) * 16;
+        Some(("host buffer and zombie bits", host + t.logical / 8 + twins))
+    }
     fn seams(&self) -> &'static [Seam] {
         &[Seam::Relocate, Seam::ClaimRefresh, Seam::BlockOpened]
     }

@@ -34,6 +34,7 @@ use crate::flash::{BlockId, Geometry, PlaneId, Ppn};
 use crate::ftl::mapping::NONE;
 use crate::metrics::{Metrics, Summary};
 use crate::sched::OpKind;
+use crate::sim::memory::{Tables, LRU_BYTES_PER_PAGE};
 use crate::sim::{Ctx, Notice, Op, SimError};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
@@ -359,6 +360,23 @@ impl OwnedOps for Staging {
 }
 
 impl Lifecycle for Staging {
+    /// The hot set's two bits per logical page, the R-LRU lists (at most `hot_fraction` of
+    /// the pages), and per staging page a copy entry, its reverse entry and an in-flight
+    /// entry (16 B each at the hash maps' worst load).
+    fn table_bytes(&self, cfg: &Config, t: &Tables) -> Option<(&'static str, u64)> {
+        let geo = Geometry::of(cfg);
+        let staging = match cfg.staging.design {
+            StagingDesign::None => 0,
+            StagingDesign::ExtraChip => t.physical / u64::from(geo.channels),
+            StagingDesign::ReservedBlocks => {
+                u64::from(cfg.staging.reserved_blocks_per_plane)
+                    * u64::from(geo.planes())
+                    * u64::from(geo.pages_per_block)
+            }
+        };
+        let rlru = (cfg.staging.hot_fraction * t.logical as f64) as u64 * LRU_BYTES_PER_PAGE;
+        Some(("staging tables", t.logical / 4 + rlru + 48 * staging))
+    }
     fn seams(&self) -> &'static [Seam] {
         &[
             Seam::ReadRoute,

@@ -26,6 +26,7 @@ use crate::flash::DieId;
 use crate::ftl::mapping::NONE;
 use crate::ftl::Ftl;
 use crate::sched::{Cause, OpKind, QueueKind};
+use crate::sim::memory::Tables;
 use crate::sim::{Ctx, Notice, Op, SimError};
 use crate::verify::{self, VerifyError};
 use parity::Parity;
@@ -202,6 +203,12 @@ impl OwnedOps for TtFlash {
 }
 
 impl Lifecycle for TtFlash {
+    /// One parity id per stripe (an extra mapping entry, its stripe record ≤ 32 B and index
+    /// entries), plus a stripe id per data page for full stripes.
+    fn table_bytes(&self, cfg: &Config, t: &Tables) -> Option<(&'static str, u64)> {
+        let stripes = t.logical / u64::from(cfg.redundancy.ttflash_k) + 1;
+        Some(("parity tables", stripes * (8 + 32 + 16) + 4 * t.physical))
+    }
     fn seams(&self) -> &'static [Seam] {
         &[Seam::ReadRoute, Seam::Placed, Seam::Trimmed]
     }

@@ -1,0 +1,195 @@
+//! A run's memory, estimated from its configuration before anything is allocated, so a drive
+//! or window too large for the machine is refused with a breakdown instead of an abort or an
+//! OOM kill. Every part is an upper bound of what the run keeps for its whole length; none
+//! grows with the trace's length (in-flight work is bounded by `host.max_pages_in_flight`).
+
+use super::{Op, ReqState};
+use crate::config::Config;
+use crate::flash::Geometry;
+use crate::ftl::blocks::{BlockInfo, PlaneInfo};
+
+/// Bytes of per-page state of an LRU buffer (slot plus index entry at the hash map's worst
+/// load).
+pub const LRU_BYTES_PER_PAGE: u64 = 24 + 18;
+
+/// Process overhead besides the tables: code, histograms, I/O buffers, allocator slack.
+const BASE_BYTES: u64 = 16 << 20;
+
+/// Sizes the estimate works from.
+#[derive(Debug, Clone, Copy)]
+pub struct Tables {
+    /// Logical pages of the FTL.
+    pub logical: u64,
+    /// Physical pages.
+    pub physical: u64,
+    /// Blocks.
+    pub blocks: u64,
+}
+
+/// Estimated bytes per part (see [`estimate`]).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct MemoryEstimate {
+    /// (what, bytes), largest parts first.
+    pub parts: Vec<(String, u64)>,
+}
+
+impl MemoryEstimate {
+    /// All parts.
+    pub fn total(&self) -> u64 {
+        self.parts.iter().map(|(_, b)| b).sum()
+    }
+}
+
+impl std::fmt::Display for MemoryEstimate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts: Vec<String> = self
+            .parts
+            .iter()
+            .map(|(what, b)| format!("{what} {}", mib(*b)))
+            .collect();
+        write!(f, "{}", parts.join(", "))
+    }
+}
+
+/// `b` bytes in MiB, for messages.
+pub fn mib(b: u64) -> String {
+    format!("{:.0} MiB", b as f64 / f64::from(1 << 20))
+}
+
+/// Bytes one in-flight host page may hold: its operation, its queue slot, the controller's
+/// in-flight entry, a share of its request, an event.
+pub fn bytes_per_page_in_flight() -> u64 {
+    (std::mem::size_of::<Op>() + 4 + 24 + std::mem::size_of::<ReqState>() + 32) as u64
+}
+
+/// The memory a run of `cfg` needs, by part.
+pub fn estimate(cfg: &Config) -> MemoryEstimate {
+    let geo = Geometry::of(cfg);
+    let t = Tables {
+        logical: u64::from(crate::ftl::logical_pages(cfg)),
+        physical: u64::from(geo.pages()),
+        blocks: u64::from(geo.blocks()),
+    };
+    let mut parts = vec![
+        (
+            "mapping (8 B per logical and per physical page)".to_string(),
+            8 * (t.logical + t.physical),
+        ),
+        (
+            "block state".to_string(),
+            t.blocks * (std::mem::size_of::<BlockInfo>() as u64 + 2 + 8)
+                + u64::from(geo.planes()) * std::mem::size_of::<PlaneInfo>() as u64,
+        ),
+        (
+            "pages in flight (host.max_pages_in_flight)".to_string(),
+            u64::from(cfg.host.max_pages_in_flight) * bytes_per_page_in_flight(),
+        ),
+        (
+            "preconditioning scratch".to_string(),
+            (4.0 * t.logical as f64 * cfg.precondition.fill) as u64,
+        ),
+        ("process".to_string(), BASE_BYTES),
+    ];
+    if cfg.buffer.device_pages > 0 {
+        parts.push((
+            "device buffer".to_string(),
+            u64::from(cfg.buffer.device_pages) * LRU_BYTES_PER_PAGE,
+        ));
+    }
+    let policies = crate::schemes::Policies::for_config(cfg);
+    for p in policies.list.iter().flatten() {
+        if let Some((what, bytes)) = p.table_bytes(cfg, &t) {
+            parts.push((what.to_string(), bytes));
+        }
+    }
+    parts.retain(|(_, b)| *b > 0);
+    parts.sort_by(|a, b| b.1.cmp(&a.1));
+    MemoryEstimate { parts }
+}
+
+/// Memory the machine can give now (Linux: `MemAvailable` of `/proc/meminfo`), bytes.
+pub fn available_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Share of the available memory a run may plan to use when no limit is given.
+pub const DEFAULT_SHARE: f64 = 0.8;
+
+/// The default limit: [`DEFAULT_SHARE`] of [`available_bytes`] (`None` where the machine does
+/// not say).
+pub fn default_limit() -> Option<u64> {
+    available_bytes().map(|b| (b as f64 * DEFAULT_SHARE) as u64)
+}
+
+/// Parses a memory size: bytes, or a number with K/M/G/T (powers of 1024, optional `iB`/`B`),
+/// e.g. `512M`, `1.5GiB`; `none` for no limit.
+///
+/// # Errors
+/// A message saying what was expected.
+pub fn parse_size(s: &str) -> Result<Option<u64>, String> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let lower = t.to_ascii_lowercase();
+    let body = lower
+        .strip_suffix("ib")
+        .or_else(|| lower.strip_suffix('b'))
+        .unwrap_or(&lower);
+    let (num, shift) = match body.chars().last() {
+        Some('k') => (&body[..body.len() - 1], 10),
+        Some('m') => (&body[..body.len() - 1], 20),
+        Some('g') => (&body[..body.len() - 1], 30),
+        Some('t') => (&body[..body.len() - 1], 40),
+        _ => (body, 0),
+    };
+    let bad = || format!("`{s}`: expected a size like 512M, 8G, 1.5GiB or a byte count, or `none`");
+    let v: f64 = num.trim().parse().map_err(|_| bad())?;
+    let bytes = v * f64::from(1u32 << (shift / 2)) * f64::from(1u32 << (shift - shift / 2));
+    if !(bytes.is_finite() && bytes >= 1.0 && bytes < 1.8e19) {
+        return Err(bad());
+    }
+    Ok(Some(bytes as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigBuilder;
+
+    #[test]
+    fn sizes_parse_with_binary_units() {
+        assert_eq!(parse_size("512M"), Ok(Some(512 << 20)));
+        assert_eq!(parse_size("1.5GiB"), Ok(Some(3 << 29)));
+        assert_eq!(parse_size("2t"), Ok(Some(2 << 40)));
+        assert_eq!(parse_size("4096"), Ok(Some(4096)));
+        assert_eq!(parse_size("none"), Ok(None));
+        for bad in ["", "-1G", "nanG", "1e300", "12Q", "0"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn estimate_grows_with_the_drive_and_the_schemes() {
+        let cfg = |sets: &[&str]| {
+            let mut b = ConfigBuilder::preset("hotr").unwrap();
+            for s in sets {
+                b = b.set(s).unwrap();
+            }
+            b.build().unwrap()
+        };
+        let base = estimate(&cfg(&[])).total();
+        // 80 GiB drive of 4 KiB pages: at least 16 B per physical page of mapping.
+        assert!(base > 16 * (80 << 18), "{base}");
+        let bigger = estimate(&cfg(&["geometry.blocks_per_plane=4096"])).total();
+        assert!(bigger > base);
+        let dedup = estimate(&cfg(&["dedup.enabled=true"]));
+        assert!(dedup.parts.iter().any(|(w, _)| w == "dedup tables"));
+        assert!(dedup.total() > base);
+        let narrow = estimate(&cfg(&["host.max_pages_in_flight=1"])).total();
+        assert!(narrow < base);
+    }
+}
