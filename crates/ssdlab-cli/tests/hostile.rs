@@ -348,3 +348,62 @@ fn trace_stats_of_huge_requests_streams() {
         .success()
         .stdout(contains("1000.000 GiB"));
 }
+
+#[test]
+fn a_truncated_gzip_trace_names_the_line() {
+    use std::io::Write as _;
+    let text: String = (0..20_000)
+        .map(|i| {
+            format!(
+                "{},hm,0,Read,{},4096,100\n",
+                128166372000000000u64 + i * 10_000,
+                i * 4096
+            )
+        })
+        .collect();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(text.as_bytes()).unwrap();
+    let bytes = gz.finish().unwrap();
+    let path =
+        std::env::temp_dir().join(format!("ssdlab-hostile-{}-cut.csv.gz", std::process::id()));
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let out = Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args(["run", "-q", "--trace"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(out).unwrap();
+    // "<file>:<line>: cannot read this line: <cause>", the line past the last whole one.
+    let line: u64 = err
+        .split(".csv.gz:")
+        .nth(1)
+        .and_then(|r| r.split(':').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no line number in {err}"));
+    assert!(line > 1 && line < 20_000, "{err}");
+    assert!(err.contains("cannot read this line"), "{err}");
+}
+
+#[test]
+fn a_timestamp_before_the_first_record_counts_as_clamped() {
+    let path = trace_file(
+        "back.csv",
+        "128166372000100000,hm,0,Read,0,4096,100\n128166372000000000,hm,0,Read,4096,4096,100\n128166372000200000,hm,0,Read,8192,4096,100\n",
+    );
+    let json = path.with_extension("json");
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args(["run", "-q", "--trace"])
+        .arg(&path)
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["trace"]["clamped_timestamps"], 1, "{}", v["trace"]);
+}

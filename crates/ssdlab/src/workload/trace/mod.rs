@@ -27,6 +27,16 @@ pub enum TraceError {
         /// The cause.
         source: std::io::Error,
     },
+    /// Reading failed partway (a truncated or corrupt gzip stream, a failing device).
+    #[error("{path}:{line}: cannot read this line: {source}")]
+    ReadAt {
+        /// The file.
+        path: PathBuf,
+        /// 1-based number of the line (or binary record) being read.
+        line: u64,
+        /// The cause.
+        source: std::io::Error,
+    },
     /// A line does not match the format.
     #[error("{path}:{line}: field `{field}`: expected {expected}, found `{found}`")]
     Parse {
@@ -210,7 +220,7 @@ impl TraceReader {
         self.buf.clear();
         let n = Read::take(&mut self.input, MAX_LINE_BYTES + 1)
             .read_until(b'\n', &mut self.buf)
-            .map_err(io_error(&self.path))?;
+            .map_err(|source| self.read_error(source))?;
         if n == 0 {
             self.done = true;
             return Ok(None);
@@ -236,10 +246,10 @@ impl TraceReader {
         let mut rec = [0u8; formats::VSCSI_RECORD_BYTES];
         let mut got = 0;
         while got < rec.len() {
-            let n = self
-                .input
-                .read(&mut rec[got..])
-                .map_err(io_error(&self.path))?;
+            let n = match self.input.read(&mut rec[got..]) {
+                Ok(n) => n,
+                Err(source) => return Err(self.read_error(source)),
+            };
             if n == 0 {
                 break;
             }
@@ -311,10 +321,12 @@ impl TraceReader {
                 continue;
             }
             let first = *self.first_ns.get_or_insert(rec.time_ns);
-            let mut t = rec.time_ns.saturating_sub(first).min(u128::from(u64::MAX)) as u64;
-            if t < self.last_ns {
+            // Before the first record's time or the previous one's: clamped (and counted).
+            let since = rec.time_ns.checked_sub(first);
+            let mut t = since.unwrap_or(0).min(u128::from(u64::MAX)) as u64;
+            if since.is_none() || t < self.last_ns {
                 self.counts.clamped_timestamps += 1;
-                t = self.last_ns;
+                t = t.max(self.last_ns);
             }
             self.last_ns = t;
             self.counts.requests += 1;
@@ -331,6 +343,15 @@ impl TraceReader {
 }
 
 impl TraceReader {
+    /// A read of the next line (or record) failed.
+    fn read_error(&self, source: std::io::Error) -> TraceError {
+        TraceError::ReadAt {
+            path: self.path.clone(),
+            line: self.counts.lines + 1,
+            source,
+        }
+    }
+
     /// A record the reader cannot use: skipped and counted with `lenient`, else the error.
     fn refuse(
         &mut self,
