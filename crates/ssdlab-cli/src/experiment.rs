@@ -153,7 +153,7 @@ fn write_report(dir: &Path) -> Result<()> {
         "ssdlab experiment run {0} && ssdlab experiment report {0}",
         dir.display()
     );
-    let r = report::build(&spec, &results, &command);
+    let r = report::build(&spec, &results.points, &command);
     let figdir = dir.join("figures");
     std::fs::create_dir_all(&figdir).with_context(|| format!("creating {}", figdir.display()))?;
     for f in &r.figures {
@@ -168,5 +168,13 @@ fn write_report(dir: &Path) -> Result<()> {
         r.figures.len(),
         r.missing.len()
     );
+    if !results.tampered.is_empty() {
+        bail!(
+            "{} stored results fail their content hash (edited or damaged) and were left out of the report: {}; delete them and run `ssdlab experiment run {}` again",
+            results.tampered.len(),
+            results.tampered.join(", "),
+            dir.display()
+        );
+    }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! The experiment runner and report end to end through the CLI.
 
 use assert_cmd::Command;
+use predicates::prelude::*;
 use predicates::str::contains;
 use std::path::{Path, PathBuf};
 
@@ -321,6 +322,13 @@ fn committed_experiment_results_match_the_current_configs() {
     for dir in dirs {
         let spec = ssdlab::experiment::ExperimentSpec::load(&dir).unwrap();
         let loaded = ssdlab::experiment::load_results(&spec, &dir);
+        assert!(
+            loaded.tampered.is_empty(),
+            "{}: results failing their content hash: {:?}",
+            dir.display(),
+            loaded.tampered
+        );
+        let loaded = loaded.points;
         let stale: Vec<&str> = loaded
             .iter()
             .filter(|(_, r)| r.is_none())
@@ -479,4 +487,64 @@ name = "FIFO"
         .assert()
         .code(2)
         .stderr(contains("regular file"));
+}
+
+#[test]
+fn a_hand_edited_result_is_reported_not_published_and_runs_again() {
+    let dir = fresh_dir("tamper");
+    write_experiment(&dir, false);
+    ssdlab()
+        .args(["experiment", "run"])
+        .arg(&dir)
+        .assert()
+        .success();
+    // Make one point look 10x faster.
+    let victim = std::fs::read_dir(dir.join("results"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .unwrap();
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&victim).unwrap()).unwrap();
+    let mean = v["summary"]["all"]["mean_us"].as_f64().unwrap();
+    v["summary"]["all"]["mean_us"] = serde_json::json!(mean / 10.0);
+    std::fs::write(&victim, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let id = victim.file_stem().unwrap().to_string_lossy().to_string();
+    ssdlab()
+        .args(["experiment", "report"])
+        .arg(&dir)
+        .assert()
+        .failure()
+        .stderr(contains("content hash").and(contains(id.as_str())));
+    let report = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
+    assert!(
+        report.contains(&id),
+        "the left-out point is listed as missing"
+    );
+    // The next run replaces it; then the report is whole again.
+    ssdlab()
+        .args(["experiment", "run"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stderr(contains("1 run, 7 already done"));
+    ssdlab()
+        .args(["experiment", "report"])
+        .arg(&dir)
+        .assert()
+        .success();
+}
+
+#[test]
+fn two_runs_of_one_experiment_directory_do_not_overlap() {
+    let dir = fresh_dir("locked");
+    write_experiment(&dir, false);
+    let _held = ssdlab::experiment::lock(&dir).unwrap();
+    ssdlab()
+        .args(["experiment", "run"])
+        .arg(&dir)
+        .assert()
+        .code(2)
+        .stderr(contains("another ssdlab process"));
 }

@@ -10,7 +10,10 @@ mod runner;
 mod spec;
 
 pub use point::{JobSpec, Point, PointResult, WorkloadRef};
-pub use runner::{collect, load_results, plan, run_job, run_points, PointOutcome, RESULTS_DIR};
+pub use runner::{
+    collect, load_results, lock, plan, run_job, run_points, DirLock, Loaded, PointOutcome,
+    RESULTS_DIR,
+};
 pub(crate) use spec::grid_label;
 pub use spec::{ExperimentSpec, FigureKind, FigureSpec, VariantSpec, WorkloadSpec};
 
@@ -43,6 +46,12 @@ pub enum ExperimentError {
         point: String,
         /// The config error.
         source: crate::config::ConfigError,
+    },
+    /// Another `ssdlab` process holds the experiment directory.
+    #[error("{path}: another ssdlab process is running or collecting this experiment; wait for it to finish (the lock goes with that process)")]
+    Locked {
+        /// The lock file.
+        path: String,
     },
     /// A point's run failed.
     #[error("point {point}: {message}")]

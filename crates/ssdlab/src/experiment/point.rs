@@ -153,6 +153,31 @@ pub struct PointResult {
     pub command: String,
     /// The run summary (as JSON).
     pub summary: serde_json::Value,
+    /// SHA-256 of this result with this field empty (see [`PointResult::intact`]). Catches a
+    /// result edited by hand or damaged; not a signature (anyone can recompute it).
+    #[serde(default)]
+    pub content_hash: String,
+}
+
+impl PointResult {
+    /// The hash of the result's content: SHA-256 of its JSON with `content_hash` empty.
+    fn digest(&self) -> String {
+        let mut bare = self.clone();
+        bare.content_hash.clear();
+        let text = serde_json::to_string(&bare).expect("results serialise");
+        hex(&Sha256::digest(text.as_bytes()))
+    }
+
+    /// The result with its content hash set.
+    pub fn sealed(mut self) -> Self {
+        self.content_hash = self.digest();
+        self
+    }
+
+    /// Whether the result is as `ssdlab` wrote it (its content hash matches).
+    pub fn intact(&self) -> bool {
+        self.content_hash == self.digest()
+    }
 }
 
 impl Point {
@@ -291,6 +316,8 @@ impl Point {
             tool: format!("ssdlab {}", env!("CARGO_PKG_VERSION")),
             command: self.command(),
             summary: serde_json::to_value(&summary).map_err(|e| fail(e.to_string()))?,
-        })
+            content_hash: String::new(),
+        }
+        .sealed())
     }
 }

@@ -56,14 +56,47 @@ fn hashes(points: &[Point]) -> Vec<Result<String, ExperimentError>> {
         .collect()
 }
 
+/// Name of the lock file in an experiment directory.
+pub const LOCK_FILE: &str = ".ssdlab-lock";
+
+/// The exclusive hold of an experiment directory by this process (an OS file lock, released
+/// when this value is dropped or the process ends, however it ends).
+#[derive(Debug)]
+pub struct DirLock {
+    _file: std::fs::File,
+}
+
+/// Takes the experiment directory `dir` for this process, or fails at once if another holds it.
+///
+/// # Errors
+/// [`ExperimentError::Locked`] if another process holds it; I/O errors.
+pub fn lock(dir: &Path) -> Result<DirLock, ExperimentError> {
+    use fs4::fs_std::FileExt;
+    let path = dir.join(LOCK_FILE);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io_err(&path))?;
+    if file.try_lock_exclusive().map_err(io_err(&path))? {
+        Ok(DirLock { _file: file })
+    } else {
+        Err(ExperimentError::Locked {
+            path: path.display().to_string(),
+        })
+    }
+}
+
 fn existing_hash(path: &Path) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
     let r: PointResult = serde_json::from_str(&text).ok()?;
-    Some(r.point_hash)
+    // A damaged or edited result is run again.
+    r.intact().then_some(r.point_hash)
 }
 
 /// Runs every point of `spec` not already finished, on `jobs` threads, storing each result as
-/// soon as it is done. `on_outcome` is called after every point (for progress). A failing point
+/// soon as it is done; holds the directory's [`lock`] meanwhile. `on_outcome` is called after every point (for progress). A failing point
 /// is reported and the others continue. Each point may plan `max_memory / jobs` bytes (see
 /// [`crate::sim::memory`]).
 ///
@@ -76,6 +109,7 @@ pub fn run_points(
     max_memory: Option<u64>,
     on_outcome: &(dyn Fn(&PointOutcome) + Sync),
 ) -> Result<Vec<PointOutcome>, ExperimentError> {
+    let _held = lock(dir)?;
     let per_point = max_memory.map(|m| m / jobs.max(1) as u64);
     let results = dir.join(RESULTS_DIR);
     std::fs::create_dir_all(&results).map_err(io_err(&results))?;
@@ -208,12 +242,23 @@ pub fn run_job(
     Ok(path)
 }
 
-/// Loads the stored results of an experiment, matched to its current points: `(point, result)`
-/// where the result is `None` if missing, stale (hash differs) or the point cannot be hashed.
-pub fn load_results(spec: &ExperimentSpec, dir: &Path) -> Vec<(Point, Option<PointResult>)> {
+/// The stored results of an experiment, matched to its current points.
+#[derive(Debug)]
+pub struct Loaded {
+    /// `(point, result)`: the result is `None` if missing, stale (hash differs), tampered or
+    /// the point cannot be hashed.
+    pub points: Vec<(Point, Option<PointResult>)>,
+    /// Points whose stored result fails its content hash (edited or damaged): left out.
+    pub tampered: Vec<String>,
+}
+
+/// Loads the stored results of an experiment, matched to its current points; a result whose
+/// content hash does not match its content is left out and listed as tampered.
+pub fn load_results(spec: &ExperimentSpec, dir: &Path) -> Loaded {
     let points = spec.points(dir);
     let hashes = hashes(&points);
-    points
+    let mut tampered = Vec::new();
+    let points = points
         .into_iter()
         .zip(hashes)
         .map(|(p, hash)| {
@@ -223,9 +268,17 @@ pub fn load_results(spec: &ExperimentSpec, dir: &Path) -> Vec<(Point, Option<Poi
                     .and_then(|t| serde_json::from_str::<PointResult>(&t).ok())
                     .filter(|r| r.point_hash == hash)
             });
+            let r = r.filter(|r| {
+                let ok = r.intact();
+                if !ok {
+                    tampered.push(p.id.clone());
+                }
+                ok
+            });
             (p, r)
         })
-        .collect()
+        .collect();
+    Loaded { points, tampered }
 }
 
 /// Copies results from `from` (e.g. written by `run-spec` on a cluster) into the experiment's
@@ -239,6 +292,7 @@ pub fn collect(
     dir: &Path,
     from: &Path,
 ) -> Result<(usize, usize), ExperimentError> {
+    let _held = lock(dir)?;
     let results = dir.join(RESULTS_DIR);
     std::fs::create_dir_all(&results).map_err(io_err(&results))?;
     let points = spec.points(dir);
@@ -259,7 +313,7 @@ pub fn collect(
             .ok()
             .and_then(|t| serde_json::from_str::<PointResult>(&t).ok());
         match parsed {
-            Some(r) if wanted.get(&r.point.id) == Some(&r.point_hash) => {
+            Some(r) if wanted.get(&r.point.id) == Some(&r.point_hash) && r.intact() => {
                 let text = serde_json::to_string_pretty(&r).expect("results serialise") + "\n";
                 write_atomic(&result_path(dir, &r.point.id), &text)?;
                 collected += 1;
@@ -272,7 +326,20 @@ pub fn collect(
 
 #[cfg(test)]
 mod tests {
-    use super::write_atomic;
+    use super::{lock, write_atomic};
+    use crate::experiment::ExperimentError;
+
+    #[test]
+    fn a_second_holder_of_an_experiment_directory_is_refused() {
+        let dir = std::env::temp_dir().join(format!("ssdlab-lock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let held = lock(&dir).unwrap();
+        assert!(matches!(lock(&dir), Err(ExperimentError::Locked { .. })));
+        drop(held);
+        let again = lock(&dir);
+        assert!(again.is_ok());
+        std::fs::remove_dir_all(&dir).ok();
+    }
 
     /// Concurrent writers of one result (two `experiment run`s on one directory) never share a
     /// temporary file: the result is one writer's text, whole, and no temporary is left.

@@ -103,7 +103,7 @@ pub fn estimate(cfg: &Config) -> MemoryEstimate {
         }
     }
     parts.retain(|(_, b)| *b > 0);
-    parts.sort_by(|a, b| b.1.cmp(&a.1));
+    parts.sort_by_key(|p| std::cmp::Reverse(p.1));
     MemoryEstimate { parts }
 }
 
@@ -149,7 +149,7 @@ pub fn parse_size(s: &str) -> Result<Option<u64>, String> {
     let bad = || format!("`{s}`: expected a size like 512M, 8G, 1.5GiB or a byte count, or `none`");
     let v: f64 = num.trim().parse().map_err(|_| bad())?;
     let bytes = v * f64::from(1u32 << (shift / 2)) * f64::from(1u32 << (shift - shift / 2));
-    if !(bytes.is_finite() && bytes >= 1.0 && bytes < 1.8e19) {
+    if !(1.0..1.8e19).contains(&bytes) {
         return Err(bad());
     }
     Ok(Some(bytes as u64))
