@@ -407,3 +407,25 @@ fn a_timestamp_before_the_first_record_counts_as_clamped() {
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["trace"]["clamped_timestamps"], 1, "{}", v["trace"]);
 }
+
+#[test]
+fn a_reader_that_stops_reading_ends_the_tool_quietly() {
+    // `ssdlab trace stats … | head -0`: the read end closes before the tool writes.
+    let trace = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/traces/msr_rsrch_1.csv");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ssdlab"))
+        .args(["trace", "stats"])
+        .arg(&trace)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("Broken pipe"),
+        "{err}"
+    );
+}

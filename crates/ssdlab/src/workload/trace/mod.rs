@@ -143,18 +143,24 @@ fn io_error(path: &Path) -> impl Fn(std::io::Error) -> TraceError + Copy + '_ {
     }
 }
 
-/// Opens the trace once (`-`: standard input), decompressing gzip (detected by its magic
-/// bytes, peeked without consuming them). Nothing is read twice, so pipes, FIFOs and stdin
-/// give the same requests as the file they carry.
-fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, TraceError> {
-    let io = io_error(path);
-    let raw: Box<dyn Read + Send> = if path == Path::new("-") {
+/// Opens the trace once (`-`: standard input). Nothing is read twice, so pipes, FIFOs and
+/// stdin give the same requests as the file they carry.
+fn open(path: &Path) -> Result<Box<dyn Read + Send>, TraceError> {
+    Ok(if path == Path::new("-") {
         Box::new(std::io::stdin())
     } else {
-        Box::new(File::open(path).map_err(io)?)
-    };
+        Box::new(File::open(path).map_err(io_error(path))?)
+    })
+}
+
+/// Buffers `raw`, decompressing gzip (detected by its magic bytes, peeked without consuming
+/// them).
+fn decompress(
+    path: &Path,
+    raw: Box<dyn Read + Send>,
+) -> Result<Box<dyn BufRead + Send>, TraceError> {
     let mut input = BufReader::with_capacity(1 << 16, raw);
-    let head = input.fill_buf().map_err(io)?;
+    let head = input.fill_buf().map_err(io_error(path))?;
     if head.len() >= 2 && head[..2] == [0x1f, 0x8b] {
         Ok(Box::new(BufReader::with_capacity(
             1 << 16,
@@ -172,7 +178,20 @@ impl TraceReader {
     /// [`TraceError::Io`] if unreadable, [`TraceError::Empty`] for an empty file,
     /// [`TraceError::UnknownFormat`] if nothing matches.
     pub fn open(path: &Path, opts: TraceOptions) -> Result<Self, TraceError> {
-        let mut input = open(path)?;
+        Self::from_reader(path, open(path)?, opts)
+    }
+
+    /// Reads a trace from any byte source (plain or gzip); `name` stands for it in messages.
+    ///
+    /// # Errors
+    /// As [`TraceReader::open`].
+    pub fn from_reader(
+        name: &Path,
+        raw: Box<dyn Read + Send>,
+        opts: TraceOptions,
+    ) -> Result<Self, TraceError> {
+        let path = name;
+        let mut input = decompress(path, raw)?;
         let format = match opts.format {
             Some(f) => f,
             None => {
