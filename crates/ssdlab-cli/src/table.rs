@@ -32,9 +32,13 @@ pub fn render(s: &Summary, cfg: &Config) -> String {
         s.reads_blocked, s.reads_blocked_pct
     );
     let w = &s.read_wait_us;
+    let link = w
+        .get("host_link")
+        .map(|l| format!(" + host link {l:.1}"))
+        .unwrap_or_default();
     let _ = writeln!(
         o,
-        "mean read page (us): service {:.1} + bus {:.1} + behind reads {:.1} + user programs {:.1} + gc {:.1} + erases {:.1}",
+        "mean read page (us): service {:.1} + bus {:.1} + behind reads {:.1} + user programs {:.1} + gc {:.1} + erases {:.1}{link}",
         w["service"], w["bus"], w["read"], w["user_program"], w["gc"], w["erase"]
     );
     let _ = writeln!(

@@ -222,6 +222,64 @@ pub struct HostConfig {
     /// 200 MiB. Left out of the serialized config at its default.
     #[serde(default = "default_window", skip_serializing_if = "is_default_window")]
     pub max_pages_in_flight: u32,
+    /// The host interface whose transfers are charged to every request (`none`: none, the
+    /// default). See [`HostLink`] and `sim::link`. Left out of the serialized config when
+    /// `none`.
+    #[serde(default, skip_serializing_if = "HostLink::is_none")]
+    pub link: HostLink,
+    /// `link = "custom"`: data rate per direction, MB/s (10^6 bytes per second).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub link_mb_s: f64,
+    /// `link = "custom"`: bytes of one command's submission (host to device) and of its
+    /// completion (device to host).
+    #[serde(default, skip_serializing_if = "is_zero_pair")]
+    pub link_command_bytes: [u32; 2],
+    /// `link = "custom"`: both directions at once (PCIe, SAS) or one at a time (SATA).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub link_full_duplex: bool,
+    /// Fixed time per request at the interface (command processing, interrupt), µs, added to
+    /// every link's transfers; 0 by default (no source gives one value for all controllers).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub link_command_us: f64,
+}
+
+/// Host interfaces (`host.link`). Data rates are per direction after line encoding; command
+/// sizes are the protocol's command and completion frames (sources in docs/config.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostLink {
+    /// No interface: a request enters the drive at its arrival and is done with its last page.
+    #[default]
+    None,
+    /// SATA 3.x, 6 Gb/s, 8b/10b: 600 MB/s, half duplex.
+    Sata3,
+    /// SAS-3, 12 Gb/s, 8b/10b: 1,200 MB/s per direction, full duplex.
+    Sas12,
+    /// PCIe 3.0 x4 (NVMe): 8 GT/s × 4 × 128b/130b, 256-B payloads with 24 B of TLP overhead:
+    /// 3,600 MB/s per direction, full duplex.
+    Pcie3x4,
+    /// PCIe 4.0 x4 (NVMe): twice PCIe 3.0 x4: 7,201 MB/s per direction, full duplex.
+    Pcie4x4,
+    /// `link_mb_s`, `link_command_bytes`, `link_full_duplex`.
+    Custom,
+}
+
+impl HostLink {
+    fn is_none(&self) -> bool {
+        *self == HostLink::None
+    }
+}
+
+fn is_zero_f64(v: &f64) -> bool {
+    *v == 0.0
+}
+
+fn is_zero_pair(v: &[u32; 2]) -> bool {
+    *v == [0, 0]
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
 }
 
 /// Default page window, pages.

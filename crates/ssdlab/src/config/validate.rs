@@ -310,6 +310,25 @@ fn check_rest(raw: &RawConfig, errs: &mut Vec<String>) {
     if h.queue_depth == 0 {
         errs.push("host.queue_depth = 0: must be >= 1".to_string());
     }
+    let custom = h.link == crate::config::HostLink::Custom;
+    if custom && !(h.link_mb_s.is_finite() && (1e-3..=1e9).contains(&h.link_mb_s)) {
+        errs.push(format!(
+            "host.link_mb_s = {}: host.link = \"custom\" needs a data rate between 0.001 and 1e9 MB/s",
+            h.link_mb_s
+        ));
+    }
+    if !custom && (h.link_mb_s != 0.0 || h.link_command_bytes != [0, 0] || h.link_full_duplex) {
+        errs.push(
+            "host.link_mb_s / link_command_bytes / link_full_duplex: only for host.link = \"custom\" (the presets fix them)"
+                .to_string(),
+        );
+    }
+    if !(h.link_command_us.is_finite() && (0.0..=1e6).contains(&h.link_command_us)) {
+        errs.push(format!(
+            "host.link_command_us = {}: must be between 0 and 1e6 us",
+            h.link_command_us
+        ));
+    }
     if !(h.time_scale.is_finite() && h.time_scale > 0.0) {
         errs.push(format!("host.time_scale = {}: must be > 0", h.time_scale));
     }

@@ -218,6 +218,8 @@ pub struct Metrics {
     pub host_stalls: u64,
     /// Requests some of whose pages waited for the page window.
     pub window_waits: u64,
+    /// Time read requests spent on the host link (queueing and transfer, both ways), ns.
+    pub host_link_read_ns: u64,
     /// Exact sums of response times (all, read, write), ns: means are not histogram-rounded.
     pub latency_sum_ns: [u128; 3],
     /// Requests completed.
@@ -260,6 +262,7 @@ impl Default for Metrics {
             idle_ns: 0,
             host_stalls: 0,
             window_waits: 0,
+            host_link_read_ns: 0,
             latency_sum_ns: [0; 3],
             requests: 0,
             end_ns: 0,

@@ -166,7 +166,9 @@ pub struct Summary {
     /// `reads_blocked` as % of host read pages.
     pub reads_blocked_pct: f64,
     /// Mean time per flash-served read page, µs, by where it went: own service (sense +
-    /// transfer), bus wait, and waiting in the die queue behind reads, user programs, GC, erases.
+    /// transfer), bus wait, and waiting in the die queue behind reads, user programs, GC, erases;
+    /// with a host link (`host.link`), `host_link`: read requests' time on the link (command,
+    /// data and completion, with queueing) over the same pages.
     pub read_wait_us: BTreeMap<&'static str, f64>,
     /// Flash programs / host page writes.
     pub write_amplification: f64,

@@ -78,8 +78,8 @@ impl Simulation<'_> {
         self.schedule(at, Event::Arrival);
     }
 
-    /// The next request arrives. A write the bounded write queue cannot take now (or that
-    /// would overtake held writes) waits in arrival order; everything else is issued at once.
+    /// The next request arrives: it crosses the host link first if there is one, then enters
+    /// the drive ([`Self::accept`]).
     pub(super) fn on_arrival(&mut self) -> Result<(), SimError> {
         self.host.arrival_scheduled = false;
         let Some((at, r)) = self.host.next.take() else {
@@ -88,13 +88,40 @@ impl Simulation<'_> {
         let arrival = if self.closed_loop() { self.now } else { at };
         self.check_range(&r, self.host.issued)?;
         self.admit();
+        if let Some(link) = self.link.as_mut() {
+            let data = if r.op == IoOp::Write { r.size_bytes } else { 0 };
+            let there = link.submit(self.now, data);
+            self.host.linking.push_back((arrival, r));
+            self.schedule(there, Event::LinkIn);
+        } else {
+            self.accept(arrival, r)?;
+        }
+        self.fetch_next()
+    }
+
+    /// The oldest request on the host link has reached the drive.
+    pub(super) fn on_link_in(&mut self) -> Result<(), SimError> {
+        let (arrival, r) = self
+            .host
+            .linking
+            .pop_front()
+            .expect("a request on the link");
+        if r.op == IoOp::Read {
+            self.metrics.host_link_read_ns += self.now.since(arrival);
+        }
+        self.accept(arrival, r)
+    }
+
+    /// A request enters the drive's queues: a write the bounded write queue cannot take now
+    /// (or that would overtake held writes) waits in arrival order; everything else is issued.
+    fn accept(&mut self, arrival: SimTime, r: Request) -> Result<(), SimError> {
         if r.op == IoOp::Write && (!self.host.held.is_empty() || self.write_queue_full(&r)) {
             self.metrics.host_stalls += 1;
             self.host.held.push_back((arrival, r));
+            Ok(())
         } else {
-            self.issue(arrival, &r)?;
+            self.issue(arrival, &r)
         }
-        self.fetch_next()
     }
 
     /// Whether write `r` does not fit the bounded write queue now (a write always fits an
@@ -159,6 +186,7 @@ impl Simulation<'_> {
             arrival,
             pages_left: (end - first) as u32,
             read: r.op == IoOp::Read,
+            bytes: r.size_bytes,
         };
         let req = match self.free_reqs.pop() {
             Some(i) => {
@@ -454,6 +482,22 @@ impl Simulation<'_> {
         if r.pages_left > 0 {
             return;
         }
+        let (read, bytes) = (r.read, r.bytes);
+        match self.link.as_mut() {
+            Some(link) => {
+                let there = link.complete(self.now, if read { bytes } else { 0 });
+                if read {
+                    self.metrics.host_link_read_ns += there.since(self.now);
+                }
+                self.schedule(there, Event::LinkOut { req });
+            }
+            None => self.finish_request(req),
+        }
+    }
+
+    /// Request `req` is done: its response time is measured now.
+    pub(super) fn finish_request(&mut self, req: u32) {
+        let r = &self.reqs[req as usize];
         let (arrival, read) = (r.arrival, r.read);
         self.free_reqs.push(req);
         self.metrics

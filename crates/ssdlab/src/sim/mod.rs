@@ -9,6 +9,7 @@ mod die;
 mod gc;
 mod host;
 mod hostmap;
+mod link;
 pub mod memory;
 mod phases;
 #[cfg(test)]
@@ -115,6 +116,10 @@ enum Event {
     PowerLoss,
     /// A GC read's page has been ECC-decoded: its relocation program can be queued.
     EccDone { op: u32 },
+    /// The oldest request on the host link has reached the drive.
+    LinkIn,
+    /// A finished request's completion has reached the host.
+    LinkOut { req: u32 },
 }
 
 /// A flash operation, queued on or running on a die.
@@ -161,6 +166,8 @@ struct ReqState {
     arrival: SimTime,
     pages_left: u32,
     read: bool,
+    /// Request size, bytes (a read's data crosses the host link).
+    bytes: u64,
 }
 
 /// A GC job on one plane.
@@ -189,6 +196,8 @@ struct HostState {
     pages_in_flight: u64,
     /// Arrival time of the latest request fetched.
     last_arrival: SimTime,
+    /// Requests crossing the host link to the drive, in order (with their arrival times).
+    linking: std::collections::VecDeque<(SimTime, crate::workload::Request)>,
     exhausted: bool,
     outstanding: u32,
     outstanding_write_pages: u32,
@@ -243,6 +252,8 @@ pub struct Simulation<'w> {
     failed: Option<SimError>,
     /// Emptied action lists of policy calls, for reuse.
     spare_cmds: Vec<Vec<ctx::Cmd>>,
+    /// The host interface, if one is modelled.
+    link: Option<link::Link>,
 }
 
 impl<'w> Simulation<'w> {
@@ -325,6 +336,7 @@ impl<'w> Simulation<'w> {
             precondition_wall_s: started.elapsed().as_secs_f64(),
             failed: None,
             spare_cmds: Vec::new(),
+            link: link::Link::of(&cfg.host),
             cfg: cfg.clone(),
             opts,
             geo,
@@ -376,6 +388,8 @@ impl<'w> Simulation<'w> {
                 Event::Timer { owner, a, b } => self.on_timer(owner, a, b),
                 Event::PowerLoss => self.on_power_loss()?,
                 Event::EccDone { op } => self.on_ecc_done(op),
+                Event::LinkIn => self.on_link_in()?,
+                Event::LinkOut { req } => self.finish_request(req),
                 Event::SuspendPoint { die, generation } => {
                     if self.dies[die as usize].generation == generation {
                         self.on_suspend_point(die as usize);
@@ -398,6 +412,7 @@ impl<'w> Simulation<'w> {
             || self.host.next.is_some()
             || !self.host.held.is_empty()
             || !self.host.backlog.is_empty()
+            || !self.host.linking.is_empty()
         {
             return Err(SimError::Stalled {
                 time_us: self.now.as_us(),

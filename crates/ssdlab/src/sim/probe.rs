@@ -12,6 +12,7 @@ impl Simulation<'_> {
             arrival: SimTime::ZERO,
             pages_left: 100,
             read: false,
+            bytes: 0,
         });
         (self.reqs.len() - 1) as u32
     }

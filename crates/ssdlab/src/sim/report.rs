@@ -31,7 +31,16 @@ impl Simulation<'_> {
     /// The summary of the run (`wall_s`: wall-clock time of the replay).
     pub(super) fn summary(&self, wall_s: f64) -> Summary {
         let m = &self.metrics;
-        let (all, read, write, read_wait_us, flash) = Summary::measured(m);
+        let (all, read, write, mut read_wait_us, flash) = Summary::measured(m);
+        if self.link.is_some() {
+            // Per flash-served read page like the other parts: a read request's time on the
+            // link shared over its pages.
+            let pages = m.read_pages_flash.max(1) as f64;
+            read_wait_us.insert(
+                "host_link",
+                (m.host_link_read_ns as f64 / pages / 1e3 * 1e6).round() / 1e6,
+            );
+        }
         let all_mean = all.mean_us;
         let erases: Vec<u32> = self.ftl.blocks.iter().map(|b| b.erase_count).collect();
         let host_pages = [

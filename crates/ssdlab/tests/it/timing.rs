@@ -132,3 +132,99 @@ fn dies_on_one_channel_share_the_bus() {
         s.read_wait_us["bus"]
     );
 }
+
+/// Host link time of `bytes` at `mb_s` MB/s, µs, rounded up to whole ns like the model.
+fn link_us(bytes: f64, mb_s: f64) -> f64 {
+    (bytes * 1e3 / mb_s).ceil() / 1e3
+}
+
+#[test]
+fn host_link_presets_add_their_transfers_to_an_isolated_request() {
+    // (preset, MB/s per direction from the line rate, submission and completion frame bytes)
+    let pcie3 = 8e3 * 4.0 / 8.0 * 128.0 / 130.0 * 256.0 / 280.0;
+    for (link, mb_s, sub, done) in [
+        ("sata3", 600.0, 48.0, 8.0),
+        ("sas12", 1200.0, 56.0, 52.0),
+        ("pcie3x4", pcie3, 64.0, 20.0),
+        ("pcie4x4", 2.0 * pcie3, 64.0, 20.0),
+    ] {
+        let cfg = config("tiny", &[&format!("host.link=\"{link}\"")]);
+        let f = &cfg.flash;
+        // Isolated one-page reads: command in, sense, page transfer, data and completion out.
+        let s = run(&cfg, reads((0..50).map(|i| i * 4), 1, 1_000_000));
+        let read = link_us(sub, mb_s) + f.read_us + f.transfer_us + link_us(4096.0 + done, mb_s);
+        assert!(
+            (s.read.mean_us - read).abs() < 1e-6,
+            "{link}: read {} vs {read}",
+            s.read.mean_us
+        );
+        let on_link = link_us(sub, mb_s) + link_us(4096.0 + done, mb_s);
+        assert!((s.read_wait_us["host_link"] - on_link).abs() < 1e-6);
+        // Isolated one-page writes: command and data in, program, completion out.
+        let writes = (0..50)
+            .map(|i| {
+                Ok(Request {
+                    time_ns: i * 1_000_000,
+                    offset_bytes: i * 4096,
+                    size_bytes: 4096,
+                    op: IoOp::Write,
+                    device: 0,
+                    content: None,
+                })
+            })
+            .collect();
+        let s = run(&cfg, writes);
+        let write =
+            link_us(sub + 4096.0, mb_s) + f.transfer_us + f.program_us + link_us(done, mb_s);
+        assert!(
+            (s.write.mean_us - write).abs() < 1e-6,
+            "{link}: write {} vs {write}",
+            s.write.mean_us
+        );
+    }
+    let none = run(&config("tiny", &[]), reads(0..5, 1, 1_000_000));
+    assert!(!none.read_wait_us.contains_key("host_link"));
+}
+
+#[test]
+fn a_half_duplex_link_serialises_both_directions() {
+    // 64 KiB reads and writes alternating every 100 us on fast flash: the link is the
+    // bottleneck. On a half-duplex link read data waits behind write data and the other way
+    // round; a full-duplex link of the same rate carries both at once.
+    let mixed = || {
+        (0..400u64)
+            .map(|i| {
+                Ok(Request {
+                    time_ns: i * 100_000,
+                    offset_bytes: (i % 64) * 65536,
+                    size_bytes: 65536,
+                    op: if i % 2 == 0 { IoOp::Read } else { IoOp::Write },
+                    device: 0,
+                    content: None,
+                })
+            })
+            .collect::<Vec<_>>()
+    };
+    let fast = [
+        "flash.read_us=1",
+        "flash.program_us=1",
+        "flash.transfer_us=0.1",
+    ];
+    let with = |extra: &[&str]| {
+        let sets: Vec<&str> = fast.iter().chain(extra).copied().collect();
+        run(&config("tiny", &sets), mixed())
+    };
+    let half = with(&["host.link=\"sata3\""]);
+    let full = with(&[
+        "host.link=\"custom\"",
+        "host.link_mb_s=600",
+        "host.link_command_bytes=[48, 8]",
+        "host.link_full_duplex=true",
+    ]);
+    assert!(
+        half.all.mean_us > 1.5 * full.all.mean_us,
+        "{} vs {}",
+        half.all.mean_us,
+        full.all.mean_us
+    );
+}
