@@ -158,7 +158,6 @@ pub fn parse_size(s: &str) -> Result<Option<u64>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ConfigBuilder;
 
     #[test]
     fn sizes_parse_with_binary_units() {
@@ -170,26 +169,5 @@ mod tests {
         for bad in ["", "-1G", "nanG", "1e300", "12Q", "0"] {
             assert!(parse_size(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn estimate_grows_with_the_drive_and_the_schemes() {
-        let cfg = |sets: &[&str]| {
-            let mut b = ConfigBuilder::preset("hotr").unwrap();
-            for s in sets {
-                b = b.set(s).unwrap();
-            }
-            b.build().unwrap()
-        };
-        let base = estimate(&cfg(&[])).total();
-        // 80 GiB drive of 4 KiB pages: at least 16 B per physical page of mapping.
-        assert!(base > 16 * (80 << 18), "{base}");
-        let bigger = estimate(&cfg(&["geometry.blocks_per_plane=4096"])).total();
-        assert!(bigger > base);
-        let dedup = estimate(&cfg(&["dedup.enabled=true"]));
-        assert!(dedup.parts.iter().any(|(w, _)| w == "dedup tables"));
-        assert!(dedup.total() > base);
-        let narrow = estimate(&cfg(&["host.max_pages_in_flight=1"])).total();
-        assert!(narrow < base);
     }
 }

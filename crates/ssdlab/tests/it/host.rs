@@ -172,3 +172,18 @@ fn page_window_delays_issue_but_keeps_arrival_times() {
         held.flash.by_cause["user"][1]
     );
 }
+
+#[test]
+fn memory_estimate_grows_with_the_drive_the_window_and_the_schemes() {
+    use ssdlab::sim::memory::estimate;
+    let base = estimate(&config("hotr", &[])).total();
+    // At least 16 B per physical page of mapping on the 10,485,760-page drive.
+    assert!(base > 16 * 10_485_760, "{base}");
+    let bigger = estimate(&config("hotr", &["geometry.blocks_per_plane=4096"])).total();
+    assert!(bigger > base);
+    let dedup = estimate(&config("hotr", &["dedup.enabled=true"]));
+    assert!(dedup.parts.iter().any(|(w, _)| w == "dedup tables"));
+    assert!(dedup.total() > base);
+    let narrow = estimate(&config("hotr", &["host.max_pages_in_flight=1"])).total();
+    assert!(narrow < base);
+}
