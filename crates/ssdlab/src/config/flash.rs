@@ -21,6 +21,8 @@ pub(super) struct RawFlash {
     command_us: f64,
     copyback: bool,
     multi_plane: bool,
+    #[serde(default, skip_serializing_if = "MultiPlaneRule::is_default")]
+    multi_plane_rule: MultiPlaneRule,
     cache_read: bool,
     pe_idealization: PeIdealization,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -48,6 +50,28 @@ pub enum PeIdealization {
     Pe0,
 }
 
+/// Which operations a multi-plane command may gang (`flash.multi_plane_rule`): ONFI
+/// multi-plane program and read commands address the same page in each plane, and many parts
+/// also require blocks of alternating parity (even/odd) on a two-plane die.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MultiPlaneRule {
+    /// Same page offset in every plane (MQSim's rule).
+    #[default]
+    SamePage,
+    /// Same page offset, and block numbers (within the plane) of the same parity.
+    SamePageBlockParity,
+    /// Any operations of one kind on different planes (an idealisation: it overstates
+    /// multi-plane parallelism).
+    Any,
+}
+
+impl MultiPlaneRule {
+    fn is_default(&self) -> bool {
+        *self == MultiPlaneRule::SamePage
+    }
+}
+
 /// Resolved flash timing and options.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FlashConfig {
@@ -67,9 +91,11 @@ pub struct FlashConfig {
     pub command_us: f64,
     /// GC moves pages inside the plane (copy-back) without crossing the bus.
     pub copyback: bool,
-    /// Reads (same page offset) and programs on different planes of a die run as one
-    /// multi-plane operation: one array time, one bus transfer per page.
+    /// Reads and programs on different planes of a die run as one multi-plane operation (one
+    /// array time, one bus transfer per page), under `multi_plane_rule`.
     pub multi_plane: bool,
+    /// Which operations may share a multi-plane command.
+    pub multi_plane_rule: MultiPlaneRule,
     /// Cache read: a sensed page moves to the cache register and the die can start its next
     /// array operation while the page goes out over the bus.
     pub cache_read: bool,
@@ -216,6 +242,7 @@ impl RawFlash {
             command_us: f.command_us,
             copyback: f.copyback,
             multi_plane: f.multi_plane,
+            multi_plane_rule: f.multi_plane_rule,
             cache_read: f.cache_read,
             pe_idealization: f.pe_idealization,
             ispp_iterations: n,

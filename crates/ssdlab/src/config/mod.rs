@@ -9,7 +9,9 @@ mod presets;
 mod validate;
 
 use flash::RawFlash;
-pub use flash::{FlashConfig, IpcRedo, PeIdealization, SuspendConfig, SuspendPolicy};
+pub use flash::{
+    FlashConfig, IpcRedo, MultiPlaneRule, PeIdealization, SuspendConfig, SuspendPolicy,
+};
 
 pub use validate::gc_threshold_blocks;
 

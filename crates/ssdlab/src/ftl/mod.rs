@@ -144,6 +144,22 @@ impl Ftl {
         p.free_blocks() > stream.reserve(self.gc_reserve)
     }
 
+    /// Where `stream`'s next page on `plane` would go, as (block number within the plane, page
+    /// offset), without taking it; `None` when [`Ftl::can_alloc`] is false.
+    pub fn next_page(&self, plane: PlaneId, stream: Stream) -> Option<(u32, u32)> {
+        if !self.can_alloc(plane, stream) {
+            return None;
+        }
+        let p = &self.planes[plane.0 as usize];
+        let active = p.active[stream.index()];
+        let bpp = self.geo.blocks_per_plane;
+        if active != NONE && self.blocks[active as usize].write_ptr < self.geo.pages_per_block {
+            return Some((active % bpp, self.blocks[active as usize].write_ptr));
+        }
+        let std::cmp::Reverse((_, b)) = p.free.peek()?;
+        Some((b % bpp, 0))
+    }
+
     /// Takes the next page of `stream`'s active block on `plane`, opening a new block (least
     /// erased first) when needed. Returns `None` when [`Ftl::can_alloc`] is false.
     pub fn alloc(&mut self, plane: PlaneId, stream: Stream, now: SimTime) -> Option<Ppn> {

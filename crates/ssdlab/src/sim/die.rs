@@ -2,7 +2,7 @@
 //! starting the operation.
 
 use super::{Op, Simulation};
-use crate::config::Allocation;
+use crate::config::{Allocation, MultiPlaneRule};
 use crate::flash::{DieState, PlaneId, Ppn};
 use crate::ftl::blocks::Stream;
 use crate::ftl::mapping::NONE;
@@ -198,16 +198,39 @@ impl Simulation<'_> {
         })
     }
 
+    /// Where a read or program goes in its plane: (block number within the plane, page
+    /// offset); a program not yet given a page, where its stream's next page would be.
+    fn target(&self, op: &Op) -> Option<(u32, u32)> {
+        if op.ppn != NONE {
+            let block = self.geo.block_of(Ppn(op.ppn)).0 % self.geo.blocks_per_plane;
+            return Some((block, self.geo.page_in_block(Ppn(op.ppn))));
+        }
+        match op.kind {
+            OpKind::Program => self.ftl.next_page(PlaneId(op.plane), Self::stream_of(op)),
+            _ => None,
+        }
+    }
+
     /// Pulls queued operations of the same kind and cause on other planes of the die into a
-    /// multi-plane gang led by `leader`: reads must share the page offset (the data is where it
-    /// is); programs pair freely, assuming the allocator aligns page offsets across planes.
+    /// multi-plane gang led by `leader`, under `flash.multi_plane_rule`: reads always share the
+    /// page offset (the data is where it is); programs share the offset of the page each would
+    /// be given, unless the rule is `any`; `same-page-block-parity` also matches block parity.
     fn form_gang(&mut self, die: usize, q: QueueKind, leader: u32) {
         let lead = &self.ops[leader as usize];
         if lead.kind == OpKind::Erase || (lead.kind == OpKind::Read && lead.ppn == NONE) {
             return;
         }
-        let (kind, cause, lead_ppn) = (lead.kind, lead.cause, lead.ppn);
-        let offset = |ppn: u32| self.geo.page_in_block(Ppn(ppn));
+        let (kind, cause) = (lead.kind, lead.cause);
+        let rule = self.cfg.flash.multi_plane_rule;
+        let lead_at = self.target(lead);
+        let aligned = |at: Option<(u32, u32)>| match (rule, at, lead_at) {
+            (MultiPlaneRule::Any, _, _) if kind == OpKind::Program => true,
+            (MultiPlaneRule::SamePageBlockParity, Some((b, p)), Some((lb, lp))) => {
+                p == lp && b % 2 == lb % 2
+            }
+            (_, Some((_, p)), Some((_, lp))) => p == lp,
+            _ => false,
+        };
         let mut planes = vec![lead.plane];
         let mut members = Vec::new();
         let queue = self.queue_of(die, q);
@@ -222,10 +245,10 @@ impl Simulation<'_> {
                 && match kind {
                     OpKind::Read => {
                         op.ppn != NONE
-                            && offset(op.ppn) == offset(lead_ppn)
+                            && aligned(self.target(op))
                             && (cause == Cause::User || self.ftl.map.lpn(op.ppn) == op.lpn)
                     }
-                    _ => self.program_ready(die, id),
+                    _ => self.program_ready(die, id) && aligned(self.target(op)),
                 };
             if fits {
                 planes.push(op.plane);

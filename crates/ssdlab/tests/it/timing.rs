@@ -228,3 +228,64 @@ fn a_half_duplex_link_serialises_both_directions() {
         full.all.mean_us
     );
 }
+
+/// One-page writes of logical pages `single` every ms, then 100 8-KiB writes of page
+/// pairs (2k, 2k+1: planes 0 and 1 under static striping) starting at page `from`; returns
+/// the pairs' mean write latency.
+fn pair_writes(rule: &str, single: &[u64], from: u64) -> f64 {
+    let mut reqs: Vec<Result<Request, TraceError>> = single
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| crate::page_request(i as u64 * 1000, p, IoOp::Write, None))
+        .collect();
+    let start = single.len() as u64 * 1000 + 1000;
+    for i in 0..100u64 {
+        reqs.push(Ok(Request {
+            time_ns: (start + i * 1000) * 1000,
+            offset_bytes: (from + 2 * i) * 4096,
+            size_bytes: 8192,
+            op: IoOp::Write,
+            device: 0,
+            content: None,
+        }));
+    }
+    let cfg = config(
+        "tiny",
+        &[
+            "geometry.planes_per_die=2",
+            "flash.multi_plane=true",
+            &format!("flash.multi_plane_rule=\"{rule}\""),
+        ],
+    );
+    let s = run(&cfg, reqs);
+    let pairs = s.write.mean_us * s.write.count as f64
+        - single.len() as f64 * (cfg.flash.transfer_us + cfg.flash.program_us);
+    pairs / 100.0
+}
+
+#[test]
+fn same_page_multi_plane_never_gangs_different_offsets() {
+    let cfg = config("tiny", &[]);
+    let (x, p) = (cfg.flash.transfer_us, cfg.flash.program_us);
+    let ganged = 2.0 * x + p;
+    let apart = 2.0 * (x + p);
+    let near = |v: f64, want: f64| (v - want).abs() < 1.0;
+    // Aligned planes: every rule gangs the pair.
+    for rule in ["any", "same-page", "same-page-block-parity"] {
+        assert!(near(pair_writes(rule, &[], 0), ganged), "{rule}");
+    }
+    // Plane 0 one page ahead (page 1000 is on plane 0): only `any` pairs different offsets.
+    assert!(near(pair_writes("any", &[1000], 0), ganged));
+    assert!(near(pair_writes("same-page", &[1000], 0), apart));
+    assert!(near(
+        pair_writes("same-page-block-parity", &[1000], 0),
+        apart
+    ));
+    // Plane 0 a whole block ahead: same offsets, blocks of different parity.
+    let block: Vec<u64> = (0..64).map(|i| 1000 + 2 * i).collect();
+    assert!(near(pair_writes("same-page", &block, 0), ganged));
+    assert!(near(
+        pair_writes("same-page-block-parity", &block, 0),
+        apart
+    ));
+}
