@@ -138,6 +138,28 @@ pub struct FtlConfig {
     pub stripe_order: [StripeDim; 4],
     /// Handling of addresses beyond the logical capacity.
     pub out_of_range: OutOfRange,
+    /// Where a read of data still being programmed is served. Left out of the serialized
+    /// config at `controller`.
+    #[serde(default, skip_serializing_if = "ReadInflight::is_controller")]
+    pub read_inflight: ReadInflight,
+}
+
+/// Where a read of a page whose program is still in flight is served (`ftl.read_inflight`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReadInflight {
+    /// By the controller, which still holds the data: no flash time (most controllers).
+    #[default]
+    Controller,
+    /// From flash once the program is done: the read waits for it, then reads the new page
+    /// (DiskSim's SSD model, which keeps no data in flight).
+    Flash,
+}
+
+impl ReadInflight {
+    fn is_controller(&self) -> bool {
+        *self == ReadInflight::Controller
+    }
 }
 
 /// How preconditioning writes the logical space.

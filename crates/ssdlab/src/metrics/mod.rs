@@ -220,6 +220,8 @@ pub struct Metrics {
     pub window_waits: u64,
     /// Time read requests spent on the host link (queueing and transfer, both ways), ns.
     pub host_link_read_ns: u64,
+    /// Host read pages that waited for their page's program to finish, then read flash.
+    pub read_pages_after_write: u64,
     /// Exact sums of response times (all, read, write), ns: means are not histogram-rounded.
     pub latency_sum_ns: [u128; 3],
     /// Requests completed.
@@ -263,6 +265,7 @@ impl Default for Metrics {
             host_stalls: 0,
             window_waits: 0,
             host_link_read_ns: 0,
+            read_pages_after_write: 0,
             latency_sum_ns: [0; 3],
             requests: 0,
             end_ns: 0,

@@ -1,7 +1,7 @@
 //! Host side: arrivals, splitting requests into pages, completions, the write-queue bound.
 
 use super::{Event, Op, ReqState, SimError, Simulation};
-use crate::config::OutOfRange;
+use crate::config::{OutOfRange, ReadInflight};
 use crate::flash::PlaneId;
 use crate::ftl::alloc::AllocView;
 use crate::ftl::mapping::NONE;
@@ -335,10 +335,40 @@ impl Simulation<'_> {
         }
         let host_lpn = lpn;
         let lpn = self.map_read(lpn)?;
+        self.read_mapped(req, lpn, host_lpn)
+    }
+
+    /// Queues the reads whose page's program finished meanwhile (`ftl.read_inflight = "flash"`).
+    pub(super) fn queue_ready_reads(&mut self) -> Result<(), SimError> {
+        for (req, lpn, host) in std::mem::take(&mut self.ready_reads) {
+            if let Some(d) = self.read_mapped(req, lpn, host)? {
+                self.try_dispatch(d);
+            }
+        }
+        Ok(())
+    }
+
+    /// Queues a read page of logical page `lpn` (host page `host_lpn`); returns its die, or
+    /// `None` if it was served without flash or waits for a program in flight.
+    fn read_mapped(
+        &mut self,
+        req: u32,
+        lpn: u32,
+        host_lpn: u32,
+    ) -> Result<Option<usize>, SimError> {
         if self.buffer_read_hit(req, lpn) {
             return Ok(None);
         }
         if self.pending_writes.contains_key(&lpn) {
+            if self.cfg.ftl.read_inflight == ReadInflight::Flash {
+                // Read from flash once the program is done.
+                self.metrics.read_pages_after_write += 1;
+                self.reads_after_write
+                    .entry(lpn)
+                    .or_default()
+                    .push((req, host_lpn));
+                return Ok(None);
+            }
             // The controller still holds the data of a write in flight: no flash read.
             self.metrics.read_pages_from_write_buffer += 1;
             self.page_done(req);

@@ -254,6 +254,11 @@ pub struct Simulation<'w> {
     spare_cmds: Vec<Vec<ctx::Cmd>>,
     /// The host interface, if one is modelled.
     link: Option<link::Link>,
+    /// `ftl.read_inflight = "flash"`: host reads (request, host page) waiting for the program
+    /// in flight of a logical page.
+    reads_after_write: FxHashMap<u32, Vec<(u32, u32)>>,
+    /// Reads whose page's program finished: (request, logical page, host page), to queue.
+    ready_reads: Vec<(u32, u32, u32)>,
 }
 
 impl<'w> Simulation<'w> {
@@ -337,6 +342,8 @@ impl<'w> Simulation<'w> {
             failed: None,
             spare_cmds: Vec::new(),
             link: link::Link::of(&cfg.host),
+            reads_after_write: FxHashMap::default(),
+            ready_reads: Vec::new(),
             cfg: cfg.clone(),
             opts,
             geo,
@@ -399,6 +406,9 @@ impl<'w> Simulation<'w> {
             if let Some(e) = self.failed.take() {
                 return Err(e);
             }
+            if !self.ready_reads.is_empty() {
+                self.queue_ready_reads()?;
+            }
             if !self.host.backlog.is_empty() {
                 self.drain_backlog()?;
             }
@@ -447,6 +457,10 @@ impl<'w> Simulation<'w> {
             p.0 -= 1;
             if p.0 == 0 {
                 self.pending_writes.remove(&lpn);
+                if let Some(waiting) = self.reads_after_write.remove(&lpn) {
+                    let ready = waiting.into_iter().map(|(req, host)| (req, lpn, host));
+                    self.ready_reads.extend(ready);
+                }
             }
         }
     }

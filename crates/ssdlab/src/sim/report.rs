@@ -43,13 +43,16 @@ impl Simulation<'_> {
         }
         let all_mean = all.mean_us;
         let erases: Vec<u32> = self.ftl.blocks.iter().map(|b| b.erase_count).collect();
-        let host_pages = [
+        let mut host_pages: std::collections::BTreeMap<_, _> = [
             ("read", m.read_pages),
             ("write", m.write_pages),
             ("read_from_write_buffer", m.read_pages_from_write_buffer),
         ]
         .into_iter()
         .collect();
+        if self.cfg.ftl.read_inflight == crate::config::ReadInflight::Flash {
+            host_pages.insert("read_after_write", m.read_pages_after_write);
+        }
         let wa = if m.write_pages == 0 {
             0.0
         } else {

@@ -65,8 +65,14 @@ proptest! {
         staging in prop::sample::select(vec!["none", "extra-chip", "reserved-blocks"]),
         shadow in any::<bool>(),
         bound in prop::sample::select(vec![0u32, 4, 64]),
+        rule in prop::sample::select(vec!["same-page", "same-page-block-parity", "any"]),
+        read_inflight in prop::sample::select(vec!["controller", "flash"]),
+        link in prop::sample::select(vec!["none", "sata3", "pcie3x4"]),
     ) {
         let cfg = tiny_drive(planes, dies, blocks, ppb)
+            .set(&format!("flash.multi_plane_rule={rule}")).unwrap()
+            .set(&format!("ftl.read_inflight={read_inflight}")).unwrap()
+            .set(&format!("host.link={link}")).unwrap()
             .set(&format!("ftl.gc_victim={victim}")).unwrap()
             .set(&format!("ftl.allocation={alloc}")).unwrap()
             .set(&format!("sched.policy={policy}")).unwrap()

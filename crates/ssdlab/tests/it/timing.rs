@@ -289,3 +289,34 @@ fn same_page_multi_plane_never_gangs_different_offsets() {
         apart
     ));
 }
+
+#[test]
+fn a_read_of_data_in_flight_is_served_by_the_controller_or_waits_for_flash() {
+    // A write of page 5 at t = 0, a read of it 1 us later, on one idle die.
+    let reqs = || {
+        vec![
+            crate::page_request(0, 5, IoOp::Write, None),
+            crate::page_request(1, 5, IoOp::Read, None),
+        ]
+    };
+    let controller = run(&config("tiny", &[]), reqs());
+    assert!(
+        controller.read.mean_us < 0.01,
+        "{}",
+        controller.read.mean_us
+    );
+    assert_eq!(controller.host_pages["read_from_write_buffer"], 1);
+    let cfg = config("tiny", &["ftl.read_inflight=\"flash\""]);
+    let flash = run(&cfg, reqs());
+    let f = &cfg.flash;
+    // The program (transfer + array) ends, then the read senses and transfers the new page.
+    let want = f.transfer_us + f.program_us + f.read_us + f.transfer_us - 1.0;
+    assert!(
+        (flash.read.mean_us - want).abs() < 1e-6,
+        "{} vs {want}",
+        flash.read.mean_us
+    );
+    assert_eq!(flash.host_pages["read_after_write"], 1);
+    assert_eq!(flash.host_pages["read_from_write_buffer"], 0);
+    assert!(!controller.host_pages.contains_key("read_after_write"));
+}
