@@ -43,6 +43,16 @@ pub enum Command {
     },
     /// Run one job file written by `ssdlab experiment plan`.
     RunSpec(crate::experiment::RunSpecArgs),
+    /// Headline metrics of two or more run summaries (`run --json`, or experiment results)
+    /// side by side, with % differences against the first.
+    Compare {
+        /// Summaries; the first is the reference.
+        #[arg(required = true, num_args = 2..)]
+        files: Vec<PathBuf>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand, Debug)]

@@ -1,6 +1,7 @@
 //! `ssdlab`: the command-line front end. All modelling lives in the `ssdlab` library.
 
 mod args;
+mod compare;
 mod experiment;
 mod table;
 
@@ -91,6 +92,10 @@ fn dispatch(cli: Cli) -> Result<()> {
         }
         Command::Experiment { cmd } => experiment::dispatch(cmd),
         Command::RunSpec(a) => experiment::run_spec(a),
+        Command::Compare { files, json } => {
+            out!("{}", compare::compare(&files, json)?);
+            Ok(())
+        }
         Command::Schemes { matrix } => {
             if matrix {
                 out!("{}", ssdlab::schemes::matrix_markdown());
@@ -123,6 +128,9 @@ fn build_config(a: &ConfigArgs) -> Result<Config> {
 }
 
 fn trace_options(a: &TraceArgs) -> Result<TraceOptions> {
+    if a.limit == Some(0) {
+        anyhow::bail!("--limit 0: must be >= 1 (a run of no requests measures nothing)");
+    }
     Ok(TraceOptions {
         format: match a.format.as_str() {
             "auto" => None,
@@ -148,6 +156,8 @@ fn trace_options(a: &TraceArgs) -> Result<TraceOptions> {
 
 fn run(a: RunArgs) -> Result<()> {
     let cfg = build_config(&a.config)?;
+    // Fail on an unwritable output before simulating, not after.
+    let json_out = a.json.as_deref().map(OutputFile::open).transpose()?;
     let power_loss_at_ns = match a.power_loss_at {
         Some(us) if !(us.is_finite() && us >= 0.0) => {
             anyhow::bail!("--power-loss-at {us}: must be a time >= 0 in microseconds")
@@ -226,11 +236,40 @@ fn run(a: RunArgs) -> Result<()> {
     if !a.quiet {
         out!("{}", table::render(&summary, &cfg));
     }
-    if let Some(path) = &a.json {
-        let text = serde_json::to_string_pretty(&summary)?;
-        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+    if let Some(out) = json_out {
+        out.write(&(serde_json::to_string_pretty(&summary)? + "\n"))?;
     }
     Ok(())
+}
+
+/// An output file checked writable before the run: opened at once (created if missing,
+/// left as it is otherwise) and written at the end.
+struct OutputFile {
+    path: std::path::PathBuf,
+    file: std::fs::File,
+}
+
+impl OutputFile {
+    fn open(path: &std::path::Path) -> Result<Self> {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(OutputFile {
+            path: path.to_path_buf(),
+            file,
+        })
+    }
+
+    fn write(mut self, text: &str) -> Result<()> {
+        use std::io::Write as _;
+        self.file
+            .set_len(0)
+            .and_then(|()| self.file.write_all(text.as_bytes()))
+            .with_context(|| format!("writing {}", self.path.display()))
+    }
 }
 
 fn synth(a: SynthArgs) -> Result<()> {

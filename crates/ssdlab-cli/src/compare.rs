@@ -1,0 +1,110 @@
+//! `ssdlab compare`: the headline metrics of run summaries side by side.
+
+use anyhow::{Context, Result};
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// (label, JSON path) of each metric compared.
+const METRICS: &[(&str, &str)] = &[
+    ("requests", "requests"),
+    ("all mean (us)", "all.mean_us"),
+    ("all p99 (us)", "all.p99_us"),
+    ("read mean (us)", "read.mean_us"),
+    ("read p99 (us)", "read.p99_us"),
+    ("read p99.9 (us)", "read.p99_9_us"),
+    ("write mean (us)", "write.mean_us"),
+    ("write p99 (us)", "write.p99_us"),
+    ("reads blocked (%)", "reads_blocked_pct"),
+    ("write amplification", "write_amplification"),
+    ("GC jobs", "gc.count"),
+    ("erases", "flash.erases"),
+    ("idle (%)", "idle_pct"),
+];
+
+/// Runs summaries were written by `ssdlab run --json` (or are results of an experiment point,
+/// whose `summary` is used).
+pub fn compare(files: &[PathBuf], json: bool) -> Result<String> {
+    if files.len() < 2 {
+        anyhow::bail!("compare needs at least two summaries (ssdlab run --json FILE)");
+    }
+    let runs: Vec<Value> = files
+        .iter()
+        .map(|f| {
+            let text =
+                std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
+            let v: Value = serde_json::from_str(&text)
+                .with_context(|| format!("{}: not a JSON summary", f.display()))?;
+            // An experiment result holds the summary under `summary`.
+            let v = v.get("summary").cloned().unwrap_or(v);
+            if v.get("all").is_none() {
+                anyhow::bail!("{}: not a run summary (no `all` latencies)", f.display());
+            }
+            Ok(v)
+        })
+        .collect::<Result<_>>()?;
+    let get = |v: &Value, path: &str| {
+        path.split('.')
+            .try_fold(v, |v, k| v.get(k))
+            .and_then(Value::as_f64)
+    };
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    if json {
+        let rows: Vec<Value> = METRICS
+            .iter()
+            .map(|(label, path)| {
+                let values: Vec<Option<f64>> = runs.iter().map(|r| get(r, path)).collect();
+                let base = values[0];
+                let diffs: Vec<Option<f64>> = values
+                    .iter()
+                    .map(|v| pct(base, *v))
+                    .collect();
+                serde_json::json!({ "metric": label, "key": path, "values": values, "pct_vs_first": diffs })
+            })
+            .collect();
+        return Ok(serde_json::to_string_pretty(
+            &serde_json::json!({ "runs": names, "metrics": rows }),
+        )? + "\n");
+    }
+    let mut out = String::new();
+    for (i, n) in names.iter().enumerate() {
+        out += &format!("[{}] {n}\n", i + 1);
+    }
+    out += &format!("{:<22}", "metric");
+    for i in 0..runs.len() {
+        out += &format!("{:>14}", format!("[{}]", i + 1));
+        if i > 0 {
+            out += &format!("{:>10}", "vs [1]");
+        }
+    }
+    out += "\n";
+    for (label, path) in METRICS {
+        out += &format!("{label:<22}");
+        let base = get(&runs[0], path);
+        for (i, r) in runs.iter().enumerate() {
+            let v = get(r, path);
+            out += &format!("{:>14}", v.map_or("-".to_string(), fmt));
+            if i > 0 {
+                let d = pct(base, v).map_or("-".to_string(), |d| format!("{d:+.1} %"));
+                out += &format!("{d:>10}");
+            }
+        }
+        out += "\n";
+    }
+    Ok(out)
+}
+
+/// `v` against `base`, %.
+fn pct(base: Option<f64>, v: Option<f64>) -> Option<f64> {
+    match (base, v) {
+        (Some(b), Some(v)) if b != 0.0 => Some((v - b) / b * 100.0),
+        _ => None,
+    }
+}
+
+fn fmt(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}

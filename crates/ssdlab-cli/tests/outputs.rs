@@ -1,0 +1,107 @@
+//! Outputs and guard rails of `ssdlab run` and `ssdlab compare` (issue 19).
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use predicates::str::contains;
+use std::path::PathBuf;
+
+fn trace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/traces/msr_hm_0.csv")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("ssdlab-out-{}-{name}", std::process::id()))
+}
+
+fn run_json(scheme: &str, out: &PathBuf) {
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args([
+            "run", "-q", "--limit", "2000", "--scheme", scheme, "--trace",
+        ])
+        .arg(trace())
+        .arg("--json")
+        .arg(out)
+        .assert()
+        .success();
+}
+
+#[test]
+fn compare_puts_runs_side_by_side_with_differences() {
+    let (a, b) = (tmp("a.json"), tmp("b.json"));
+    run_json("baseline", &a);
+    run_json("rps", &b);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&b).unwrap()).unwrap();
+    let (ra, rb) = {
+        let va: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
+        (
+            va["read"]["mean_us"].as_f64().unwrap(),
+            v["read"]["mean_us"].as_f64().unwrap(),
+        )
+    };
+    let want = format!("{:+.1} %", (rb - ra) / ra * 100.0);
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .arg("compare")
+        .args([&a, &b])
+        .assert()
+        .success()
+        .stdout(contains("read mean (us)").and(contains(want.as_str())));
+    let out = Command::cargo_bin("ssdlab")
+        .unwrap()
+        .arg("compare")
+        .args([&a, &b, &a])
+        .arg("--json")
+        .output()
+        .unwrap();
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let read = j["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["key"] == "read.mean_us")
+        .unwrap();
+    assert_eq!(read["values"][1].as_f64().unwrap(), rb);
+    assert_eq!(read["pct_vs_first"][2].as_f64().unwrap(), 0.0);
+    // One file, or a file that is not a summary, is refused.
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .arg("compare")
+        .arg(&a)
+        .assert()
+        .code(2);
+    let junk = tmp("junk.json");
+    std::fs::write(&junk, "{\"x\": 1}").unwrap();
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .arg("compare")
+        .args([&a, &junk])
+        .assert()
+        .code(2)
+        .stderr(contains("not a run summary"));
+}
+
+#[test]
+fn an_unwritable_output_fails_before_the_simulation() {
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args(["run", "--trace"])
+        .arg(trace())
+        .args(["--json", "/nonexistent-dir/out.json"])
+        .assert()
+        .code(2)
+        .stderr(contains("cannot write /nonexistent-dir/out.json"))
+        .stdout(contains("response time").not());
+}
+
+#[test]
+fn a_limit_of_zero_is_refused() {
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args(["run", "-q", "--limit", "0", "--trace"])
+        .arg(trace())
+        .assert()
+        .code(2)
+        .stderr(contains("--limit 0"));
+}
