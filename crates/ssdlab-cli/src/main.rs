@@ -172,11 +172,20 @@ fn run(a: RunArgs) -> Result<()> {
     };
     let mut reader: Option<TraceReader> = None;
     let mut synth;
-    let (workload, source): (&mut Requests, String) = match (&a.trace, &a.synth) {
+    let (workload, source, total): (&mut Requests, String, Total) = match (&a.trace, &a.synth) {
         (Some(path), None) => {
             let r = reader.insert(TraceReader::open(path, trace_options(&a.trace_opts)?)?);
             let src = format!("{} ({})", path.display(), r.format().name());
-            (r, src)
+            let size = std::fs::metadata(path)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len());
+            let total = match (a.trace_opts.limit, size) {
+                (Some(n), _) => Total::Requests(n),
+                (None, Some(bytes)) => Total::Bytes(bytes, r.consumed()),
+                (None, None) => Total::Unknown,
+            };
+            (r, src, total)
         }
         (None, Some(spec)) => {
             let spec: SynthSpec = spec
@@ -187,6 +196,7 @@ fn run(a: RunArgs) -> Result<()> {
             (
                 &mut synth,
                 format!("synthetic: {}", a.synth.as_deref().unwrap_or_default()),
+                Total::Requests(spec.requests),
             )
         }
         _ => anyhow::bail!("give exactly one of --trace FILE or --synth SPEC"),
@@ -215,18 +225,9 @@ fn run(a: RunArgs) -> Result<()> {
         fill_bar.set_position(done);
     })?;
     fill_bar.finish_and_clear();
-    let bar = show.then(|| {
-        let b = indicatif::ProgressBar::new_spinner();
-        b.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
-                .expect("valid template"),
-        );
-        b
-    });
+    let bar = show.then(|| total.bar());
     if let Some(b) = bar.clone() {
-        sim.on_progress(Box::new(move |n| {
-            b.set_message(format!("{n} requests done"))
-        }));
+        sim.on_progress(Box::new(move |n| total.update(&b, n)));
     }
     let mut summary = sim.run()?;
     if let Some(b) = bar {
@@ -240,6 +241,50 @@ fn run(a: RunArgs) -> Result<()> {
         out.write(&(serde_json::to_string_pretty(&summary)? + "\n"))?;
     }
     Ok(())
+}
+
+/// What the replay's progress is measured against.
+enum Total {
+    /// Requests (synthetic workloads, `--limit`).
+    Requests(u64),
+    /// Bytes of the trace file, and the reader's count of bytes taken.
+    Bytes(u64, std::sync::Arc<std::sync::atomic::AtomicU64>),
+    /// A pipe or stdin: no total.
+    Unknown,
+}
+
+impl Total {
+    fn bar(&self) -> indicatif::ProgressBar {
+        let (len, template) = match self {
+            Total::Requests(n) => (
+                Some(*n),
+                "replay {bar:30} {percent:>3}% of {len} requests, {elapsed} (ETA {eta})",
+            ),
+            Total::Bytes(n, _) => (
+                Some(*n),
+                "replay {bar:30} {percent:>3}% of the trace ({msg} requests), {elapsed} (ETA {eta})",
+            ),
+            Total::Unknown => (None, "{spinner} replay {elapsed}: {msg} requests done"),
+        };
+        let b = match len {
+            Some(n) => indicatif::ProgressBar::new(n),
+            None => indicatif::ProgressBar::new_spinner(),
+        };
+        b.set_style(indicatif::ProgressStyle::with_template(template).expect("valid template"));
+        b
+    }
+
+    /// `done` requests are complete.
+    fn update(&self, b: &indicatif::ProgressBar, done: u64) {
+        match self {
+            Total::Requests(_) => b.set_position(done),
+            Total::Bytes(_, read) => {
+                b.set_position(read.load(std::sync::atomic::Ordering::Relaxed));
+                b.set_message(done.to_string());
+            }
+            Total::Unknown => b.set_message(done.to_string()),
+        }
+    }
 }
 
 /// An output file checked writable before the run: opened at once (created if missing,

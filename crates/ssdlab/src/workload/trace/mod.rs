@@ -13,6 +13,8 @@ use flate2::read::MultiGzDecoder;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use thiserror::Error;
 
 /// A problem reading a trace, naming file and line.
@@ -133,6 +135,22 @@ pub struct TraceReader {
     /// Counters so far.
     pub counts: TraceCounts,
     done: bool,
+    /// Bytes taken from the source so far (compressed bytes for gzip), for progress.
+    consumed: Arc<AtomicU64>,
+}
+
+/// A byte source that counts what is read from it.
+struct Counting {
+    inner: Box<dyn Read + Send>,
+    n: Arc<AtomicU64>,
+}
+
+impl Read for Counting {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.n.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
 }
 
 /// Maps an I/O error on `path` to a [`TraceError::Io`].
@@ -191,6 +209,11 @@ impl TraceReader {
         opts: TraceOptions,
     ) -> Result<Self, TraceError> {
         let path = name;
+        let consumed = Arc::new(AtomicU64::new(0));
+        let raw = Box::new(Counting {
+            inner: raw,
+            n: Arc::clone(&consumed),
+        });
         let mut input = decompress(path, raw)?;
         let format = match opts.format {
             Some(f) => f,
@@ -226,12 +249,19 @@ impl TraceReader {
             last_ns: 0,
             counts: TraceCounts::default(),
             done: false,
+            consumed,
         })
     }
 
     /// The format in use.
     pub fn format(&self) -> Format {
         self.format
+    }
+
+    /// A counter of the bytes taken from the source so far (compressed bytes for gzip), which
+    /// stays readable while the reader is lent to a simulation.
+    pub fn consumed(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.consumed)
     }
 
     /// Reads the next text line into `buf`; `None` at the end of the file.
