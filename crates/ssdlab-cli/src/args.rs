@@ -160,6 +160,10 @@ pub struct RunArgs {
     /// Write the JSON summary here.
     #[arg(long, value_name = "OUT.json")]
     pub json: Option<PathBuf>,
+    /// Append the summary as one CSV row (columns: `source`, `seed`, then the JSON keys
+    /// flattened with dots; CDFs left out); a new file gets the header.
+    #[arg(long, value_name = "FILE.csv")]
+    pub summary_csv: Option<PathBuf>,
     #[command(flatten)]
     pub memory: MemoryArgs,
     /// No banner, table or progress output.

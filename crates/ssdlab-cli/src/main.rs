@@ -3,6 +3,7 @@
 mod args;
 mod compare;
 mod experiment;
+mod summary_csv;
 mod table;
 
 use anyhow::{Context, Result};
@@ -158,6 +159,13 @@ fn run(a: RunArgs) -> Result<()> {
     let cfg = build_config(&a.config)?;
     // Fail on an unwritable output before simulating, not after.
     let json_out = a.json.as_deref().map(OutputFile::open).transpose()?;
+    if let Some(path) = &a.summary_csv {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
     let power_loss_at_ns = match a.power_loss_at {
         Some(us) if !(us.is_finite() && us >= 0.0) => {
             anyhow::bail!("--power-loss-at {us}: must be a time >= 0 in microseconds")
@@ -239,6 +247,10 @@ fn run(a: RunArgs) -> Result<()> {
     }
     if let Some(out) = json_out {
         out.write(&(serde_json::to_string_pretty(&summary)? + "\n"))?;
+    }
+    if let Some(path) = &a.summary_csv {
+        let extra = [("source", source.clone()), ("seed", a.seed.to_string())];
+        summary_csv::append(path, &serde_json::to_value(&summary)?, &extra)?;
     }
     Ok(())
 }

@@ -105,3 +105,52 @@ fn a_limit_of_zero_is_refused() {
         .code(2)
         .stderr(contains("--limit 0"));
 }
+
+#[test]
+fn summary_csv_appends_one_row_per_run_under_one_header() {
+    let csv = tmp("runs.csv");
+    let _ = std::fs::remove_file(&csv);
+    let json = tmp("last.json");
+    for scheme in ["baseline", "rps"] {
+        Command::cargo_bin("ssdlab")
+            .unwrap()
+            .args([
+                "run", "-q", "--limit", "1000", "--scheme", scheme, "--trace",
+            ])
+            .arg(trace())
+            .arg("--summary-csv")
+            .arg(&csv)
+            .arg("--json")
+            .arg(&json)
+            .assert()
+            .success();
+    }
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    let header: Vec<&str> = lines[0].split(',').collect();
+    assert_eq!(&header[..2], &["source", "seed"]);
+    assert!(!header.iter().any(|h| h.contains("cdf")));
+    let col = header.iter().position(|h| *h == "read.mean_us").unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let last: Vec<&str> = lines[2].split(',').collect();
+    assert_eq!(last.len(), header.len());
+    assert_eq!(
+        last[col].parse::<f64>().unwrap(),
+        v["read"]["mean_us"].as_f64().unwrap()
+    );
+    // A run with columns the header lacks is refused, not misaligned.
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args([
+            "run", "-q", "--limit", "1000", "--scheme", "dedup", "--trace",
+        ])
+        .arg(trace())
+        .arg("--summary-csv")
+        .arg(&csv)
+        .assert()
+        .code(2)
+        .stderr(contains("header lacks"));
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), text);
+}

@@ -1,0 +1,120 @@
+//! `ssdlab run --summary-csv FILE`: one flat row per run, appended, so sweeps load into any tool.
+
+use anyhow::{bail, Context, Result};
+use serde_json::Value;
+use std::path::Path;
+
+/// The summary's scalar values under their dotted JSON paths (`read.mean_us`,
+/// `flash.by_cause.gc.1`); latency CDFs are left out.
+pub fn flatten(v: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    walk(v, String::new(), &mut out);
+    out
+}
+
+fn walk(v: &Value, key: String, out: &mut Vec<(String, String)>) {
+    let join = |k: &str| {
+        if key.is_empty() {
+            k.to_string()
+        } else {
+            format!("{key}.{k}")
+        }
+    };
+    match v {
+        Value::Object(m) => {
+            for (k, v) in m {
+                if k != "cdf" {
+                    walk(v, join(k), out);
+                }
+            }
+        }
+        Value::Array(a) => {
+            for (i, v) in a.iter().enumerate() {
+                walk(v, join(&i.to_string()), out);
+            }
+        }
+        Value::Null => out.push((key, String::new())),
+        Value::String(s) => out.push((key, s.clone())),
+        other => out.push((key, other.to_string())),
+    }
+}
+
+/// Appends `summary` as one row to `path`: a new or empty file gets the header first; an
+/// existing header must name every column of this run (a run with other sections, e.g. a
+/// scheme's, goes to another file) and its columns this run lacks stay empty.
+pub fn append(path: &Path, summary: &Value, extra: &[(&str, String)]) -> Result<()> {
+    let mut row: Vec<(String, String)> = extra
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
+    row.extend(flatten(summary));
+    let existing = std::fs::read_to_string(path).unwrap_or_default();
+    let header: Vec<String> = match existing.lines().next() {
+        Some(line) => csv::Reader::from_reader(line.as_bytes())
+            .headers()
+            .with_context(|| format!("{}: reading its header", path.display()))?
+            .iter()
+            .map(str::to_string)
+            .collect(),
+        None => Vec::new(),
+    };
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    let mut w = csv::Writer::from_writer(file);
+    let columns: Vec<String> = if header.is_empty() {
+        let cols: Vec<String> = row.iter().map(|(k, _)| k.clone()).collect();
+        w.write_record(&cols)?;
+        cols
+    } else {
+        let missing: Vec<&str> = row
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .filter(|k| !header.iter().any(|h| h == k))
+            .collect();
+        if !missing.is_empty() {
+            bail!(
+                "{}: its header lacks {} column(s) of this run ({}…); write this run to another file",
+                path.display(),
+                missing.len(),
+                missing[..missing.len().min(3)].join(", ")
+            );
+        }
+        header
+    };
+    let record: Vec<&str> = columns
+        .iter()
+        .map(|c| {
+            row.iter()
+                .find(|(k, _)| k == c)
+                .map_or("", |(_, v)| v.as_str())
+        })
+        .collect();
+    w.write_record(&record)?;
+    w.flush()
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flatten_names_scalars_by_path_and_drops_cdfs() {
+        let v = serde_json::json!({"a": 1, "b": {"c": [2, 3], "cdf": [[0.5, 1.0]]}, "s": "x", "n": null});
+        let f = flatten(&v);
+        assert_eq!(
+            f,
+            vec![
+                ("a".to_string(), "1".to_string()),
+                ("b.c.0".to_string(), "2".to_string()),
+                ("b.c.1".to_string(), "3".to_string()),
+                ("n".to_string(), String::new()),
+                ("s".to_string(), "x".to_string()),
+            ]
+        );
+    }
+}
