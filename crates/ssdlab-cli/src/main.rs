@@ -242,6 +242,15 @@ fn run(a: RunArgs) -> Result<()> {
         b.finish_and_clear();
     }
     summary.trace = reader.map(|r| r.counts);
+    if let Some(w) = summary.trace.as_ref().and_then(|c| c.gap_warning()) {
+        eprintln!(
+            "warning: {}: {w}",
+            a.trace
+                .as_deref()
+                .unwrap_or(std::path::Path::new("-"))
+                .display()
+        );
+    }
     if !a.quiet {
         out!("{}", table::render(&summary, &cfg));
     }

@@ -154,3 +154,31 @@ fn summary_csv_appends_one_row_per_run_under_one_header() {
         .stderr(contains("header lacks"));
     assert_eq!(std::fs::read_to_string(&csv).unwrap(), text);
 }
+
+#[test]
+fn an_implausible_gap_between_arrivals_is_named_by_line() {
+    // Three requests 1 ms apart, then one 5,000 s later (MSR ticks are 100 ns).
+    let path = tmp("gap.csv");
+    std::fs::write(
+        &path,
+        "128166372000000000,hm,0,Read,0,4096,100\n128166372000010000,hm,0,Read,4096,4096,100\n128166372000020000,hm,0,Read,8192,4096,100\n128166422000020000,hm,0,Read,8192,4096,100\n",
+    )
+    .unwrap();
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args(["run", "-q", "--trace"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stderr(contains(
+            "line 4: arrives 5.000e3 s after the previous request",
+        ));
+    // A plain trace says nothing.
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args(["run", "-q", "--trace"])
+        .arg(trace())
+        .assert()
+        .success()
+        .stderr(contains("warning").not());
+}

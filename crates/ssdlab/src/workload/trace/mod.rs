@@ -113,6 +113,30 @@ pub struct TraceCounts {
     pub filtered_device: u64,
     /// Timestamps earlier than the previous one, clamped to it.
     pub clamped_timestamps: u64,
+    /// The longest gap between consecutive arrivals: (gap ns, 1-based line of the later
+    /// record). Not serialized (results stay as they were); the CLI warns when it dwarfs the
+    /// rest of the trace.
+    #[serde(skip)]
+    pub longest_gap: (u64, u64),
+    /// Time from the first to the last arrival, ns (not serialized).
+    #[serde(skip)]
+    pub span_ns: u64,
+}
+
+impl TraceCounts {
+    /// A warning if one gap between arrivals is implausible: over an hour, and over 1,000 times
+    /// the mean gap of the other requests (one corrupt timestamp stretches a replay to years).
+    pub fn gap_warning(&self) -> Option<String> {
+        let (gap, line) = self.longest_gap;
+        let others = self.requests.checked_sub(2).filter(|&n| n > 0)?;
+        let mean_others = (self.span_ns - gap) as f64 / others as f64;
+        (gap > 3_600_000_000_000 && gap as f64 > 1e3 * mean_others).then(|| {
+            format!(
+                "line {line}: arrives {:.3e} s after the previous request; a corrupt timestamp? (the replay's simulated time includes the gap)",
+                gap as f64 / 1e9
+            )
+        })
+    }
 }
 
 /// Longest accepted line: a hostile or binary file cannot make the reader buffer it whole.
@@ -377,6 +401,11 @@ impl TraceReader {
                 self.counts.clamped_timestamps += 1;
                 t = t.max(self.last_ns);
             }
+            let gap = t - self.last_ns;
+            if gap > self.counts.longest_gap.0 {
+                self.counts.longest_gap = (gap, line_no);
+            }
+            self.counts.span_ns = t;
             self.last_ns = t;
             self.counts.requests += 1;
             return Ok(Some(Request {
