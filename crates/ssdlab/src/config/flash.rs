@@ -94,7 +94,9 @@ pub struct FlashConfig {
     /// Reads and programs on different planes of a die run as one multi-plane operation (one
     /// array time, one bus transfer per page), under `multi_plane_rule`.
     pub multi_plane: bool,
-    /// Which operations may share a multi-plane command.
+    /// Which operations may share a multi-plane command (left out of the serialized config
+    /// at its default, so existing config hashes are unchanged).
+    #[serde(default, skip_serializing_if = "MultiPlaneRule::is_default")]
     pub multi_plane_rule: MultiPlaneRule,
     /// Cache read: a sensed page moves to the cache register and the die can start its next
     /// array operation while the page goes out over the bus.
