@@ -120,7 +120,7 @@ impl Simulation<'_> {
             self.host.held.push_back((arrival, r));
             Ok(())
         } else {
-            self.issue(arrival, &r)
+            self.issue(arrival, r)
         }
     }
 
@@ -178,7 +178,7 @@ impl Simulation<'_> {
 
     /// Admits request `r` (checked by [`Self::check_range`]) and queues its pages, as many as
     /// the page window takes.
-    fn issue(&mut self, arrival: SimTime, r: &Request) -> Result<(), SimError> {
+    fn issue(&mut self, arrival: SimTime, r: Request) -> Result<(), SimError> {
         let ps = u64::from(self.geo.page_size_bytes);
         let first = r.offset_bytes / ps;
         let end = (r.offset_bytes + r.size_bytes).div_ceil(ps);
@@ -200,7 +200,7 @@ impl Simulation<'_> {
         };
         let mut b = Backlog {
             req,
-            r: r.clone(),
+            r,
             first,
             next: first,
             end,
@@ -208,12 +208,14 @@ impl Simulation<'_> {
             waited: false,
         };
         if self.host.backlog.is_empty() {
-            self.issue_pages(b)
+            if !self.issue_pages(&mut b)? {
+                self.host.backlog.push_front(b);
+            }
         } else {
             self.note_wait(&mut b);
             self.host.backlog.push_back(b);
-            Ok(())
         }
+        Ok(())
     }
 
     /// Counts a request the first time some of its pages wait for the page window.
@@ -224,9 +226,9 @@ impl Simulation<'_> {
         }
     }
 
-    /// Queues the next pages of a request while the page window has room; what is left waits
-    /// at the front of the backlog.
-    fn issue_pages(&mut self, mut b: Backlog) -> Result<(), SimError> {
+    /// Queues the next pages of a request while the page window has room; returns whether all
+    /// are queued (what is left must wait at the front of the backlog).
+    fn issue_pages(&mut self, b: &mut Backlog) -> Result<bool, SimError> {
         let logical = u64::from(self.host_pages());
         let window = u64::from(self.cfg.host.max_pages_in_flight);
         let read = b.r.op == IoOp::Read;
@@ -250,20 +252,20 @@ impl Simulation<'_> {
                 touched.push(d);
             }
         }
-        if b.next == b.end {
+        let done = b.next == b.end;
+        if done {
             if let Some(before) = b.mark {
                 self.map_request_done(read, b.end - b.first, before);
             }
         } else {
-            self.note_wait(&mut b);
-            self.host.backlog.push_front(b);
+            self.note_wait(b);
         }
         for &d in &touched {
             self.try_dispatch(d);
         }
         touched.clear();
         self.touched_dies = touched;
-        Ok(())
+        Ok(done)
     }
 
     /// Issues waiting pages while the page window has room; once none waits, the next
@@ -271,10 +273,12 @@ impl Simulation<'_> {
     pub(super) fn drain_backlog(&mut self) -> Result<(), SimError> {
         let window = u64::from(self.cfg.host.max_pages_in_flight);
         while self.host.pages_in_flight < window {
-            let Some(b) = self.host.backlog.pop_front() else {
+            let Some(mut b) = self.host.backlog.pop_front() else {
                 break;
             };
-            self.issue_pages(b)?;
+            if !self.issue_pages(&mut b)? {
+                self.host.backlog.push_front(b);
+            }
         }
         if self.host.backlog.is_empty() {
             self.schedule_arrival();
@@ -526,6 +530,7 @@ impl Simulation<'_> {
     }
 
     /// Request `req` is done: its response time is measured now.
+    #[inline]
     pub(super) fn finish_request(&mut self, req: u32) {
         let r = &self.reqs[req as usize];
         let (arrival, read) = (r.arrival, r.read);
@@ -554,7 +559,7 @@ impl Simulation<'_> {
                 break;
             }
             let (arrival, r) = self.host.held.pop_front().expect("checked");
-            self.issue(arrival, &r)?;
+            self.issue(arrival, r)?;
         }
         Ok(())
     }
