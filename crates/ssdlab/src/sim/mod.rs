@@ -457,6 +457,9 @@ impl<'w> Simulation<'w> {
             p.0 -= 1;
             if p.0 == 0 {
                 self.pending_writes.remove(&lpn);
+                if self.reads_after_write.is_empty() {
+                    return;
+                }
                 if let Some(waiting) = self.reads_after_write.remove(&lpn) {
                     let ready = waiting.into_iter().map(|(req, host)| (req, lpn, host));
                     self.ready_reads.extend(ready);
