@@ -242,6 +242,16 @@ fn run(a: RunArgs) -> Result<()> {
         b.finish_and_clear();
     }
     summary.trace = reader.map(|r| r.counts);
+    if summary.wrapped_requests > 0 {
+        eprintln!(
+            "warning: {} of {} requests ({:.2} %) reach beyond the drive's {:.3} GiB of logical space and were folded onto it (ftl.out_of_range = \"wrap\"); choose a larger drive (--preset) or ftl.out_of_range = \"error\"",
+            summary.wrapped_requests,
+            summary.requests,
+            100.0 * summary.wrapped_requests as f64 / summary.requests.max(1) as f64,
+            ssdlab::ftl::logical_pages(&cfg) as f64 * f64::from(cfg.geometry.page_size_bytes)
+                / f64::from(1u32 << 30)
+        );
+    }
     if let Some(w) = summary.trace.as_ref().and_then(|c| c.gap_warning()) {
         eprintln!(
             "warning: {}: {w}",

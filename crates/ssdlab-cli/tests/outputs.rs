@@ -173,12 +173,26 @@ fn an_implausible_gap_between_arrivals_is_named_by_line() {
         .stderr(contains(
             "line 4: arrives 5.000e3 s after the previous request",
         ));
-    // A plain trace says nothing.
+    // A plain trace on a drive that holds it says nothing.
     Command::cargo_bin("ssdlab")
         .unwrap()
-        .args(["run", "-q", "--trace"])
+        .args([
+            "run", "-q", "--preset", "hotr", "--limit", "2000", "--trace",
+        ])
         .arg(trace())
         .assert()
         .success()
         .stderr(contains("warning").not());
+}
+
+#[test]
+fn addresses_folded_onto_a_smaller_drive_are_counted_in_a_warning() {
+    // hm_0 spans 13.9 GiB; the default drive holds 13 MiB.
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args(["run", "-q", "--limit", "2000", "--trace"])
+        .arg(trace())
+        .assert()
+        .success()
+        .stderr(contains("of 2000 requests").and(contains("were folded onto it")));
 }

@@ -218,6 +218,8 @@ pub struct Metrics {
     pub host_stalls: u64,
     /// Requests some of whose pages waited for the page window.
     pub window_waits: u64,
+    /// Requests with pages beyond the logical capacity, folded onto it (`ftl.out_of_range`).
+    pub wrapped_requests: u64,
     /// Time read requests spent on the host link (queueing and transfer, both ways), ns.
     pub host_link_read_ns: u64,
     /// Host read pages that waited for their page's program to finish, then read flash.
@@ -264,6 +266,7 @@ impl Default for Metrics {
             idle_ns: 0,
             host_stalls: 0,
             window_waits: 0,
+            wrapped_requests: 0,
             host_link_read_ns: 0,
             read_pages_after_write: 0,
             latency_sum_ns: [0; 3],

@@ -184,6 +184,11 @@ pub struct Summary {
     /// left out when none).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub window_waits: u64,
+    /// Requests with pages beyond the drive's logical capacity, folded onto it
+    /// (`ftl.out_of_range = "wrap"`). Not serialized yet (committed results would change where
+    /// a trace wraps); the CLI warns with it.
+    #[serde(skip)]
+    pub wrapped_requests: u64,
     /// Programs, erases and their suspension.
     pub pe: PeSummary,
     /// % of the simulated span (first arrival → last completion) with no request outstanding.

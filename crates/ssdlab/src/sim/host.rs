@@ -182,6 +182,9 @@ impl Simulation<'_> {
         let ps = u64::from(self.geo.page_size_bytes);
         let first = r.offset_bytes / ps;
         let end = (r.offset_bytes + r.size_bytes).div_ceil(ps);
+        if end > u64::from(self.host_pages()) {
+            self.metrics.wrapped_requests += 1;
+        }
         let state = ReqState {
             arrival,
             pages_left: (end - first) as u32,
