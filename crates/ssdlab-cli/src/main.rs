@@ -160,11 +160,7 @@ fn run(a: RunArgs) -> Result<()> {
     // Fail on an unwritable output before simulating, not after.
     let json_out = a.json.as_deref().map(OutputFile::open).transpose()?;
     if let Some(path) = &a.summary_csv {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        OutputFile::open(path)?;
     }
     let power_loss_at_ns = match a.power_loss_at {
         Some(us) if !(us.is_finite() && us >= 0.0) => {

@@ -48,15 +48,15 @@ pub fn append(path: &Path, summary: &Value, extra: &[(&str, String)]) -> Result<
         .map(|(k, v)| (k.to_string(), v.clone()))
         .collect();
     row.extend(flatten(summary));
-    let existing = std::fs::read_to_string(path).unwrap_or_default();
-    let header: Vec<String> = match existing.lines().next() {
-        Some(line) => csv::Reader::from_reader(line.as_bytes())
+    // Only the header line is read, however many rows the file has.
+    let header: Vec<String> = match std::fs::File::open(path) {
+        Ok(f) => csv::Reader::from_reader(f)
             .headers()
             .with_context(|| format!("{}: reading its header", path.display()))?
             .iter()
             .map(str::to_string)
             .collect(),
-        None => Vec::new(),
+        Err(_) => Vec::new(),
     };
     let file = std::fs::OpenOptions::new()
         .create(true)

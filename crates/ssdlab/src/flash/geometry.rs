@@ -122,6 +122,10 @@ impl Geometry {
     pub fn page_in_block(&self, ppn: Ppn) -> u32 {
         ppn.0 % self.pages_per_block
     }
+    /// Block number inside its plane.
+    pub fn block_in_plane(&self, block: BlockId) -> u32 {
+        block.0 % self.blocks_per_plane
+    }
     /// Plane of a page.
     pub fn plane_of(&self, ppn: Ppn) -> PlaneId {
         self.plane_of_block(self.block_of(ppn))

@@ -152,12 +152,12 @@ impl Ftl {
         }
         let p = &self.planes[plane.0 as usize];
         let active = p.active[stream.index()];
-        let bpp = self.geo.blocks_per_plane;
+        let in_plane = |b: u32| self.geo.block_in_plane(BlockId(b));
         if active != NONE && self.blocks[active as usize].write_ptr < self.geo.pages_per_block {
-            return Some((active % bpp, self.blocks[active as usize].write_ptr));
+            return Some((in_plane(active), self.blocks[active as usize].write_ptr));
         }
         let std::cmp::Reverse((_, b)) = p.free.peek()?;
-        Some((b % bpp, 0))
+        Some((in_plane(*b), 0))
     }
 
     /// Takes the next page of `stream`'s active block on `plane`, opening a new block (least

@@ -202,7 +202,7 @@ impl Simulation<'_> {
     /// offset); a program not yet given a page, where its stream's next page would be.
     fn target(&self, op: &Op) -> Option<(u32, u32)> {
         if op.ppn != NONE {
-            let block = self.geo.block_of(Ppn(op.ppn)).0 % self.geo.blocks_per_plane;
+            let block = self.geo.block_in_plane(self.geo.block_of(Ppn(op.ppn)));
             return Some((block, self.geo.page_in_block(Ppn(op.ppn))));
         }
         match op.kind {

@@ -144,13 +144,20 @@ impl Simulation<'_> {
     }
 
     fn pages_of(&self, r: &Request) -> u32 {
-        let ps = u64::from(self.geo.page_size_bytes);
-        let end = r.offset_bytes.saturating_add(r.size_bytes).div_ceil(ps);
-        (r.offset_bytes / ps..end).count() as u32
+        let pages = self.page_range(r);
+        (pages.end - pages.start) as u32
     }
 
-    /// Refuses request number `index` if it cannot be addressed.
-    fn check_range(&self, r: &Request, index: u64) -> Result<(), SimError> {
+    /// The host pages request `r` covers (the end saturates for bytes past 2^64, which
+    /// [`Self::check_range`] refuses).
+    fn page_range(&self, r: &Request) -> std::ops::Range<u64> {
+        let ps = u64::from(self.geo.page_size_bytes);
+        r.offset_bytes / ps..r.offset_bytes.saturating_add(r.size_bytes).div_ceil(ps)
+    }
+
+    /// Refuses request number `index` if it cannot be addressed; counts it if it reaches past
+    /// the logical capacity and is folded onto it (`ftl.out_of_range = "wrap"`).
+    fn check_range(&mut self, r: &Request, index: u64) -> Result<(), SimError> {
         let ps = u64::from(self.geo.page_size_bytes);
         let logical = u64::from(self.host_pages());
         // A request ending past 2^64 bytes cannot be addressed (readers refuse it; this guards
@@ -164,14 +171,17 @@ impl Simulation<'_> {
             }
             .into());
         };
-        if self.cfg.ftl.out_of_range == OutOfRange::Error && end_bytes.div_ceil(ps) > logical {
-            return Err(TraceError::OutOfRange {
-                index,
-                offset: r.offset_bytes,
-                end: end_bytes,
-                capacity: logical * ps,
+        if end_bytes.div_ceil(ps) > logical {
+            if self.cfg.ftl.out_of_range == OutOfRange::Error {
+                return Err(TraceError::OutOfRange {
+                    index,
+                    offset: r.offset_bytes,
+                    end: end_bytes,
+                    capacity: logical * ps,
+                }
+                .into());
             }
-            .into());
+            self.metrics.wrapped_requests += 1;
         }
         Ok(())
     }
@@ -179,12 +189,7 @@ impl Simulation<'_> {
     /// Admits request `r` (checked by [`Self::check_range`]) and queues its pages, as many as
     /// the page window takes.
     fn issue(&mut self, arrival: SimTime, r: Request) -> Result<(), SimError> {
-        let ps = u64::from(self.geo.page_size_bytes);
-        let first = r.offset_bytes / ps;
-        let end = (r.offset_bytes + r.size_bytes).div_ceil(ps);
-        if end > u64::from(self.host_pages()) {
-            self.metrics.wrapped_requests += 1;
-        }
+        let std::ops::Range { start: first, end } = self.page_range(&r);
         let state = ReqState {
             arrival,
             pages_left: (end - first) as u32,

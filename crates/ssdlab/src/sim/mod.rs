@@ -63,10 +63,8 @@ pub enum SimError {
         limit: f64,
     },
     /// The run would need more memory than allowed.
-    #[error("this run needs about {} ({estimate}), more than the {} allowed (--max-memory; default {:.0} % of the memory available); use a smaller drive (geometry.*), lower host.max_pages_in_flight, or raise --max-memory", memory::mib(*.needs), memory::mib(*.limit), memory::DEFAULT_SHARE * 100.0)]
+    #[error("this run needs about {} ({estimate}), more than the {} allowed (--max-memory; default {:.0} % of the memory available); use a smaller drive (geometry.*), lower host.max_pages_in_flight, or raise --max-memory", memory::mib(.estimate.total()), memory::mib(*.limit), memory::DEFAULT_SHARE * 100.0)]
     MemoryLimit {
-        /// Estimated bytes.
-        needs: u64,
         /// Allowed bytes.
         limit: u64,
         /// The estimate by part.
@@ -288,11 +286,7 @@ impl<'w> Simulation<'w> {
         if let Some(limit) = opts.max_memory_bytes {
             let estimate = memory::estimate(cfg);
             if estimate.total() > limit {
-                return Err(SimError::MemoryLimit {
-                    needs: estimate.total(),
-                    limit,
-                    estimate,
-                });
+                return Err(SimError::MemoryLimit { limit, estimate });
             }
         }
         let rngs = Rngs::new(opts.seed);
