@@ -71,8 +71,10 @@ pub enum ConfigCmd {
 
 #[derive(Args, Debug, Clone)]
 pub struct ConfigArgs {
-    /// Preset to start from (see `ssdlab presets`).
-    #[arg(long, default_value = "tiny")]
+    /// Preset to start from (see `ssdlab presets`). The default, `hotr`, is a 40 GiB TLC drive
+    /// from a paper (hotr.txt Table II), empty unless `precondition.*` is set; `tiny` is for
+    /// tests.
+    #[arg(long, default_value = "hotr")]
     pub preset: String,
     /// TOML file overlaid on the preset.
     #[arg(long)]
@@ -164,6 +166,10 @@ pub struct RunArgs {
     /// flattened with dots; CDFs left out); a new file gets the header.
     #[arg(long, value_name = "FILE.csv")]
     pub summary_csv: Option<PathBuf>,
+    /// Write one CSV row per completed request (arrival, op, offset, size, response time and
+    /// its parts; gzip when FILE ends in `.gz`), streamed as the run goes.
+    #[arg(long, value_name = "FILE.csv[.gz]")]
+    pub requests_out: Option<PathBuf>,
     #[command(flatten)]
     pub memory: MemoryArgs,
     /// No banner, table or progress output.

@@ -3,6 +3,7 @@
 mod args;
 mod compare;
 mod experiment;
+mod requests_out;
 mod summary_csv;
 mod table;
 
@@ -162,6 +163,11 @@ fn run(a: RunArgs) -> Result<()> {
     if let Some(path) = &a.summary_csv {
         OutputFile::open(path)?;
     }
+    let mut requests_out = a
+        .requests_out
+        .as_deref()
+        .map(requests_out::RequestsOut::create)
+        .transpose()?;
     let power_loss_at_ns = match a.power_loss_at {
         Some(us) if !(us.is_finite() && us >= 0.0) => {
             anyhow::bail!("--power-loss-at {us}: must be a time >= 0 in microseconds")
@@ -233,7 +239,17 @@ fn run(a: RunArgs) -> Result<()> {
     if let Some(b) = bar.clone() {
         sim.on_progress(Box::new(move |n| total.update(&b, n)));
     }
+    if let Some(out) = requests_out.as_mut() {
+        sim.on_request(Box::new(|r| out.write(r)));
+    }
     let mut summary = sim.run()?;
+    if let Some(out) = requests_out {
+        let path = out.path().display().to_string();
+        let rows = out.finish()?;
+        if !a.quiet {
+            eprintln!("wrote {rows} request records to {path}");
+        }
+    }
     if let Some(b) = bar {
         b.finish_and_clear();
     }

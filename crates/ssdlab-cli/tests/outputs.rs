@@ -187,12 +187,119 @@ fn an_implausible_gap_between_arrivals_is_named_by_line() {
 
 #[test]
 fn addresses_folded_onto_a_smaller_drive_are_counted_in_a_warning() {
-    // hm_0 spans 13.9 GiB; the default drive holds 13 MiB.
+    // hm_0 spans 13.9 GiB; the `tiny` drive holds 13 MiB.
     Command::cargo_bin("ssdlab")
         .unwrap()
-        .args(["run", "-q", "--limit", "2000", "--trace"])
+        .args(["run", "-q", "--preset", "tiny", "--limit", "2000", "--trace"])
         .arg(trace())
         .assert()
         .success()
         .stderr(contains("of 2000 requests").and(contains("were folded onto it")));
+}
+
+#[test]
+fn the_default_drive_is_a_papers_drive_that_holds_a_real_trace() {
+    let out = Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args(["run", "--limit", "2000", "--trace"])
+        .arg(trace())
+        .assert()
+        .success()
+        .stderr(contains("folded").not());
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        text.contains("10 ch x 1 chips x 1 dies x 8 planes x 2048 blocks x 64 pages"),
+        "{text}"
+    );
+}
+
+/// The `run` of 2,000 hm_0 requests on the `hotr` drive with a host link, writing per-request
+/// records to `out` and the summary to `json`.
+fn run_with_records(out: &PathBuf, json: &PathBuf) {
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args(["run", "-q", "--preset", "hotr", "--limit", "2000"])
+        .args(["--set", "host.link=sata3", "--trace"])
+        .arg(trace())
+        .arg("--requests-out")
+        .arg(out)
+        .arg("--json")
+        .arg(json)
+        .assert()
+        .success();
+}
+
+#[test]
+fn requests_out_has_one_row_per_request_whose_parts_add_up_to_the_summary() {
+    let (csv_path, gz_path, json) = (tmp("req.csv"), tmp("req.csv.gz"), tmp("req.json"));
+    run_with_records(&csv_path, &json);
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let text = std::fs::read_to_string(&csv_path).unwrap();
+    let mut rdr = csv::Reader::from_reader(text.as_bytes());
+    let header = rdr.headers().unwrap().clone();
+    assert_eq!(
+        &header.iter().take(8).collect::<Vec<_>>(),
+        &[
+            "arrival_us",
+            "op",
+            "offset",
+            "size",
+            "response_us",
+            "admitted_us",
+            "link_out_us",
+            "pages"
+        ]
+    );
+    let rows: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len() as u64, summary["requests"].as_u64().unwrap());
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let num = |r: &csv::StringRecord, name: &str| r[col(name)].parse::<f64>().unwrap();
+    // Means rebuilt from the rows equal the summary's (its values are rounded to 1e-6).
+    let mean = rows.iter().map(|r| num(r, "response_us")).sum::<f64>() / rows.len() as f64;
+    assert!((mean - summary["all"]["mean_us"].as_f64().unwrap()).abs() < 1e-3);
+    let reads: Vec<_> = rows.iter().filter(|r| &r[col("op")] == "R").collect();
+    let writes = rows.len() - reads.len();
+    assert!(!reads.is_empty() && writes > 0);
+    let flash_pages: f64 = reads.iter().map(|r| num(r, "flash_pages")).sum();
+    for (column, key) in [
+        ("wait_read_us", "read"),
+        ("wait_user_program_us", "user_program"),
+        ("service_us", "service"),
+    ] {
+        let per_page = reads.iter().map(|r| num(r, column)).sum::<f64>() / flash_pages;
+        let want = summary["read_wait_us"][key].as_f64().unwrap();
+        assert!(
+            (per_page - want).abs() < 1e-3,
+            "{column}: {per_page} vs {want}"
+        );
+    }
+    assert!(rows
+        .iter()
+        .filter(|r| &r[col("op")] == "W")
+        .all(|r| r[col("service_us")].is_empty() && num(r, "link_out_us") > 0.0));
+    // The gzip file holds the same bytes.
+    run_with_records(&gz_path, &json);
+    let mut unzipped = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(&gz_path).unwrap()),
+        &mut unzipped,
+    )
+    .unwrap();
+    assert_eq!(unzipped, text);
+    for p in [csv_path, gz_path, json] {
+        std::fs::remove_file(p).unwrap();
+    }
+}
+
+#[test]
+fn an_unwritable_requests_out_fails_before_the_simulation() {
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args(["run", "-q", "--trace"])
+        .arg(trace())
+        .args(["--requests-out", "/nonexistent-dir/r.csv"])
+        .assert()
+        .failure()
+        .stderr(contains("cannot write /nonexistent-dir/r.csv"));
 }

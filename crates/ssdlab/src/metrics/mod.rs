@@ -1,6 +1,10 @@
 //! Counters and latency histograms of one run, and the JSON summary built from them.
 
+mod requests;
 mod summary;
+
+pub(crate) use requests::RequestDetail;
+pub use requests::{RequestRecord, RequestSink};
 
 pub use summary::{
     summary_buffer, summary_dedup, summary_gc, summary_pe, summary_perf, summary_redundancy,

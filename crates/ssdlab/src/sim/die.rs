@@ -297,9 +297,13 @@ impl Simulation<'_> {
             let (kind, cause, plane, next, stream) =
                 (op.kind, op.cause, op.plane, op.next, Self::stream_of(op));
             if kind == OpKind::Read && cause == Cause::User {
+                let (req, snapshot) = (op.req, op.snapshot);
                 for c in OpClass::ALL {
-                    self.metrics.read_wait_ns[c as usize] +=
-                        occupancy[c as usize] - op.snapshot[c as usize];
+                    let waited = occupancy[c as usize] - snapshot[c as usize];
+                    self.metrics.read_wait_ns[c as usize] += waited;
+                    if let Some(d) = self.detail(req) {
+                        d.wait_ns[c as usize] += waited;
+                    }
                 }
             }
             // A program queued with its page (a scheme's copy or mirror) keeps it.

@@ -206,6 +206,7 @@ impl Simulation<'_> {
                 (self.reqs.len() - 1) as u32
             }
         };
+        self.detail_admitted(req, &r, (end - first) as u32);
         let mut b = Backlog {
             req,
             r,
@@ -528,8 +529,12 @@ impl Simulation<'_> {
         match self.link.as_mut() {
             Some(link) => {
                 let there = link.complete(self.now, if read { bytes } else { 0 });
+                let out = there.since(self.now);
                 if read {
-                    self.metrics.host_link_read_ns += there.since(self.now);
+                    self.metrics.host_link_read_ns += out;
+                }
+                if let Some(d) = self.detail(req) {
+                    d.link_out_ns = out;
                 }
                 self.schedule(there, Event::LinkOut { req });
             }
@@ -541,7 +546,8 @@ impl Simulation<'_> {
     #[inline]
     pub(super) fn finish_request(&mut self, req: u32) {
         let r = &self.reqs[req as usize];
-        let (arrival, read) = (r.arrival, r.read);
+        let (arrival, read, bytes) = (r.arrival, r.read, r.bytes);
+        self.detail_done(req, arrival.ns(), read, bytes);
         self.free_reqs.push(req);
         self.metrics
             .request_done(read, self.now.since(arrival), self.now.ns());

@@ -15,6 +15,7 @@ mod phases;
 #[cfg(test)]
 mod probe;
 mod report;
+mod reqlog;
 mod suspend;
 
 pub use ctx::{Ctx, Notice};
@@ -70,6 +71,9 @@ pub enum SimError {
         /// The estimate by part.
         estimate: memory::MemoryEstimate,
     },
+    /// The per-request records could not be written.
+    #[error("cannot write the per-request records: {0}")]
+    RequestLog(std::io::Error),
     /// Requests remain but nothing can make progress (e.g. a plane full of valid data).
     #[error("simulation stalled at t = {time_us:.3} us with {outstanding} requests outstanding: no event can make progress (is a plane full of valid data? raise ftl.over_provisioning)")]
     Stalled {
@@ -257,6 +261,10 @@ pub struct Simulation<'w> {
     reads_after_write: FxHashMap<u32, Vec<(u32, u32)>>,
     /// Reads whose page's program finished: (request, logical page, host page), to queue.
     ready_reads: Vec<(u32, u32, u32)>,
+    /// Where per-request records go, if asked for ([`Simulation::on_request`]).
+    request_sink: Option<crate::metrics::RequestSink<'w>>,
+    /// Per request slot, while records are asked for: what its record needs.
+    details: Vec<crate::metrics::RequestDetail>,
 }
 
 impl<'w> Simulation<'w> {
@@ -338,6 +346,8 @@ impl<'w> Simulation<'w> {
             link: link::Link::of(&cfg.host),
             reads_after_write: FxHashMap::default(),
             ready_reads: Vec::new(),
+            request_sink: None,
+            details: Vec::new(),
             cfg: cfg.clone(),
             opts,
             geo,
@@ -353,6 +363,12 @@ impl<'w> Simulation<'w> {
     /// Calls `f` with the number of completed requests every 64 Ki events.
     pub fn on_progress(&mut self, f: Progress<'w>) {
         self.progress = Some(f);
+    }
+
+    /// Calls `f` with the record of every completed request, in completion order; an error it
+    /// returns stops the run ([`SimError::RequestLog`]).
+    pub fn on_request(&mut self, f: crate::metrics::RequestSink<'w>) {
+        self.request_sink = Some(f);
     }
 
     /// Replays the whole workload and returns the summary.

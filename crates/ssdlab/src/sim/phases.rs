@@ -169,6 +169,11 @@ impl Simulation<'_> {
         self.metrics.read_pages_flash += 1;
         self.metrics.read_bus_wait_ns += op.bus_wait_ns;
         self.metrics.read_service_ns += total - op.bus_wait_ns;
+        if let Some(d) = self.detail(op.req) {
+            d.flash_pages += 1;
+            d.bus_ns += op.bus_wait_ns;
+            d.service_ns += total - op.bus_wait_ns;
+        }
         self.page_done(op.req);
         Ok(())
     }
