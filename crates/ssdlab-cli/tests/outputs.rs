@@ -190,7 +190,9 @@ fn addresses_folded_onto_a_smaller_drive_are_counted_in_a_warning() {
     // hm_0 spans 13.9 GiB; the `tiny` drive holds 13 MiB.
     Command::cargo_bin("ssdlab")
         .unwrap()
-        .args(["run", "-q", "--preset", "tiny", "--limit", "2000", "--trace"])
+        .args([
+            "run", "-q", "--preset", "tiny", "--limit", "2000", "--trace",
+        ])
         .arg(trace())
         .assert()
         .success()

@@ -3,9 +3,11 @@
 //! command, config hash and tool version behind each number.
 
 mod figures;
+mod labels;
 mod page;
 
 pub use figures::{bars, lines, Bars, Lines};
+pub use labels::metric_label;
 
 use crate::experiment::{grid_label, ExperimentSpec, FigureKind, FigureSpec, Point, PointResult};
 use serde_json::Value;
@@ -180,13 +182,20 @@ fn fmt(v: Option<f64>) -> String {
     }
 }
 
-fn y_label(f: &FigureSpec) -> String {
+/// The y-axis label of figure `f` of experiment `spec`: the metric in words with its unit, or
+/// what it is compared with.
+fn y_label(spec: &ExperimentSpec, f: &FigureSpec) -> String {
+    let base = f
+        .baseline
+        .as_deref()
+        .or(spec.baseline.as_deref())
+        .unwrap_or("the baseline");
     if f.normalize {
-        format!("{} (normalised)", f.metric)
+        format!("{}, ÷ {base}", labels::metric_words(&f.metric))
     } else if f.reduction {
-        format!("{}: % below the baseline", f.metric)
+        format!("{}: % below {base}", labels::metric_words(&f.metric))
     } else {
-        f.metric.clone()
+        metric_label(&f.metric)
     }
 }
 
@@ -246,7 +255,7 @@ fn bars_figure(d: &Data, f: &FigureSpec) -> Figure {
     }
     let svg = bars(&Bars {
         title: &f.title,
-        y_label: &y_label(f),
+        y_label: &y_label(d.spec, f),
         groups: &axis,
         series: &variants,
         values: &values,
@@ -333,9 +342,9 @@ fn latency_figures(d: &Data, f: &FigureSpec) -> Vec<Figure> {
         };
         let title = format!("{} — {label}", f.title);
         let (x_label, y_label) = if f.kind == FigureKind::Cdf {
-            ("response time (us, log)", "cumulative fraction")
+            ("response time (µs, log scale)", "cumulative fraction")
         } else {
-            ("percentile", "response time (us)")
+            ("percentile", "response time (µs)")
         };
         let svg = lines(&Lines {
             title: &title,
@@ -343,7 +352,8 @@ fn latency_figures(d: &Data, f: &FigureSpec) -> Vec<Figure> {
             y_label,
             categories: &cats,
             series: &series,
-            log_x: f.kind == FigureKind::Cdf,
+            cdf: f.kind == FigureKind::Cdf,
+            join: true,
             baseline: None,
         });
         let table = if f.kind == FigureKind::Cdf {
@@ -445,10 +455,13 @@ fn sweep_figures(d: &Data, f: &FigureSpec) -> Vec<Figure> {
         let svg = lines(&Lines {
             title: &title,
             x_label: x,
-            y_label: &y_label(f),
+            y_label: &y_label(d.spec, f),
             categories: &cats,
             series: &series,
-            log_x: false,
+            join: xs
+                .iter()
+                .all(|x| x.trim_matches('"').parse::<f64>().is_ok()),
+            cdf: false,
             baseline: f.normalize.then_some(1.0),
         });
         let mut header = vec!["variant".to_string()];

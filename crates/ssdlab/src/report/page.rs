@@ -118,8 +118,8 @@ pub fn markdown(
     o
 }
 
-const STYLE: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
-table{border-collapse:collapse;margin:1em 0;font-size:13px}td,th{border:1px solid #bbb;padding:3px 7px;text-align:right}\
+const STYLE: &str = "body{font-family:sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#222}\
+table{border-collapse:collapse;margin:1em 0;font-size:13px;display:block;overflow-x:auto;max-width:100%}svg{max-width:100%;height:auto}td,th{border:1px solid #bbb;padding:3px 7px;text-align:right}\
 th{background:#eee}td:first-child,th:first-child{text-align:left}figure{margin:1.5em 0}figcaption{font-size:14px;color:#444}\
 code{background:#f4f4f4;padding:1px 4px}";
 
