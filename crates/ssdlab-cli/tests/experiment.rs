@@ -158,6 +158,16 @@ fn run_resumes_and_report_has_tables_and_no_external_references() {
         "{md}"
     );
     assert!(md.contains("| 0.500 |"), "paper value beside ours: {md}");
+    // The trace reaches beyond the tiny drive and is folded onto it; the synthetic workload
+    // stays inside: the report says which.
+    let note = md
+        .lines()
+        .find(|l| l.contains("Address folding"))
+        .unwrap_or_else(|| panic!("no folding note: {md}"));
+    assert!(
+        note.contains("fin (4 points") && !note.contains("syn ("),
+        "{note}"
+    );
     assert!(
         md.contains("## All metrics")
             && md.contains("## Provenance")

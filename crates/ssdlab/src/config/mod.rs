@@ -142,6 +142,35 @@ pub struct FtlConfig {
     /// config at `controller`.
     #[serde(default, skip_serializing_if = "ReadInflight::is_controller")]
     pub read_inflight: ReadInflight,
+    /// How GC work shares its die with host work. Left out of the serialized config at
+    /// `background`.
+    #[serde(default, skip_serializing_if = "GcMode::is_background")]
+    pub gc_mode: GcMode,
+}
+
+/// How GC work shares its die with host work (`ftl.gc_mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcMode {
+    /// GC reads, programs and erases are queued on the die as internal work and served by the
+    /// die's scheduler like any other operation.
+    #[default]
+    Background,
+    /// GC work on a die goes before host work queued there (MQSim without preemptible GC).
+    Urgent,
+    /// GC work yields to queued host work until a plane of the die falls to a hard floor of
+    /// free blocks (MQSim's preemptible GC; the `gc-preempt` scheme, whose `hard_floor` it
+    /// uses).
+    Preemptive,
+    /// A plane cleans only when a request waits on its die, and the clean runs as one unit:
+    /// no host operation starts on the die until its erase is done (DiskSim's SSD model).
+    Foreground,
+}
+
+impl GcMode {
+    fn is_background(&self) -> bool {
+        *self == GcMode::Background
+    }
 }
 
 /// Where a read of a page whose program is still in flight is served (`ftl.read_inflight`).

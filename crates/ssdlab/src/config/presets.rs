@@ -51,6 +51,16 @@ pub const PRESETS: &[Preset] = &[
         summary: "hire.txt §4.1: 128 GiB, 8 channels x 8 chips, MLC, 90 us sense + 80 us transfer, 600 us program",
         toml: include_str!("presets/hire.toml"),
     },
+    Preset {
+        name: "disksim-ssd",
+        summary: "DiskSim 4.0 SSD add-on validation drive: 8 elements x 8 planes x 2048 blocks x 64 pages of 4 KiB, 25/200/1500 us, foreground GC, starts full",
+        toml: include_str!("presets/disksim-ssd.toml"),
+    },
+    Preset {
+        name: "mqsim-default",
+        summary: "MQSim's shipped ssdconfig.xml: 8 ch x 4 chips x 2 dies x 2 planes x 2048 blocks x 256 pages of 8 KiB, MLC, non-preemptive GC, PCIe 4 x 0.1 GB/s",
+        toml: include_str!("presets/mqsim-default.toml"),
+    },
 ];
 
 /// Names of all presets.

@@ -185,10 +185,12 @@ pub struct Summary {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub window_waits: u64,
     /// Requests with pages beyond the drive's logical capacity, folded onto it
-    /// (`ftl.out_of_range = "wrap"`). Not serialized yet (committed results would change where
-    /// a trace wraps); the CLI warns with it.
-    #[serde(skip)]
+    /// (`ftl.out_of_range = "wrap"`; left out when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub wrapped_requests: u64,
+    /// The same as % of requests (left out when none).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub wrapped_pct: f64,
     /// Programs, erases and their suspension.
     pub pe: PeSummary,
     /// % of the simulated span (first arrival → last completion) with no request outstanding.
@@ -537,6 +539,10 @@ pub fn summary_staging(
 
 fn is_zero(v: &u64) -> bool {
     *v == 0
+}
+
+fn is_zero_f64(v: &f64) -> bool {
+    *v == 0.0
 }
 
 /// Host buffer and ShadowGC statistics (shadowgc.txt Figs. 6–8).

@@ -555,6 +555,37 @@ fn provenance_table(d: &Data) -> Table {
     }
 }
 
+/// A note naming the workloads whose requests reach beyond the drive's logical space and are
+/// folded onto it (`wrapped_pct` of the summaries), if any do.
+fn folding_note(d: &Data) -> Option<String> {
+    let mut by_workload: BTreeMap<&str, (usize, f64)> = BTreeMap::new();
+    for (p, r) in d.results {
+        let pct = r
+            .as_ref()
+            .and_then(|r| metric(&r.summary, "wrapped_pct"))
+            .unwrap_or(0.0);
+        if pct > 0.0 {
+            let e = by_workload.entry(&p.workload).or_insert((0, 0.0));
+            e.0 += 1;
+            e.1 = e.1.max(pct);
+        }
+    }
+    if by_workload.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = by_workload
+        .iter()
+        .map(|(w, (n, pct))| format!("{w} ({n} points, up to {pct:.1} % of requests)"))
+        .collect();
+    Some(format!(
+        "Address folding: these workloads reach beyond the drive's logical space, and the \
+         requests that do are folded onto it (`ftl.out_of_range = \"wrap\"`; the summaries' \
+         `wrapped_requests` and `wrapped_pct`): {}. Folded requests alias other addresses, \
+         so such a point does not replay the trace's footprint as it was.",
+        list.join("; ")
+    ))
+}
+
 /// Builds the report of an experiment from its results. `command` is the command that
 /// regenerates the results (shown in the report).
 pub fn build(
@@ -580,8 +611,9 @@ pub fn build(
         ("All metrics", results_table(&d)),
         ("Provenance", provenance_table(&d)),
     ];
-    let markdown = page::markdown(spec, &figs, &tables, &missing, command);
-    let html = page::html(spec, &figs, &tables, &missing, command);
+    let notes: Vec<String> = folding_note(&d).into_iter().collect();
+    let markdown = page::markdown(spec, &figs, &tables, &missing, &notes, command);
+    let html = page::html(spec, &figs, &tables, &missing, &notes, command);
     Report {
         markdown,
         html,

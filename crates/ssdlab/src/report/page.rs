@@ -80,6 +80,7 @@ pub fn markdown(
     figs: &[Figure],
     tables: &[(&str, Table)],
     missing: &[String],
+    notes: &[String],
     command: &str,
 ) -> String {
     let mut o = format!("# {}\n\n{}\n\n", spec.title, spec.description.trim());
@@ -97,6 +98,9 @@ pub fn markdown(
             missing.len(),
             missing.join(", ")
         );
+    }
+    for n in notes {
+        let _ = writeln!(o, "**Note.** {n}\n");
     }
     o.push_str("## Workloads\n\n");
     o.push_str(&workloads_md(spec));
@@ -129,6 +133,7 @@ pub fn html(
     figs: &[Figure],
     tables: &[(&str, Table)],
     missing: &[String],
+    notes: &[String],
     command: &str,
 ) -> String {
     let mut o = format!(
@@ -152,6 +157,9 @@ pub fn html(
             missing.len(),
             html_escape(&missing.join(", "))
         );
+    }
+    for n in notes {
+        let _ = writeln!(o, "<p><b>Note.</b> {}</p>", html_escape(n));
     }
     for f in figs {
         let _ = writeln!(

@@ -1,6 +1,7 @@
 //! Per-die scheduling: queues of user reads, user writes and internal work, and the policy that
 //! picks what an idle die runs next.
 
+pub mod gc_exec;
 pub mod suspend;
 
 use crate::config::SchedPolicy;

@@ -4,8 +4,8 @@
 //! This file is the whole scheme: its registry entry, its parameter and its policy object
 //! (the worked example of `docs/extending.md`).
 
-use super::{GcExec, Param, Policies, Scheme};
-use crate::config::Config;
+use super::{GcExec, GcView, Param, Policies, Scheme};
+use crate::config::{Config, GcMode};
 use crate::sched::Heads;
 
 /// MQSim-style preemptible GC.
@@ -13,10 +13,10 @@ pub const GC_PREEMPT: Scheme = Scheme {
     name: "gc-preempt",
     summary: "preemptible GC: GC (and other internal work) yields to queued host I/O until a plane falls to hard_floor free blocks, then runs first",
     paper: "MQSim (Tavakkol et al., FAST 2018) Preemptible_GC_Enabled / GC_Hard_Threshold",
-    sets: &[],
+    sets: &[("ftl.gc_mode", "\"preemptive\"")],
     implies: &[],
     excludes: &[],
-    active: None,
+    active: Some(|c| c.ftl.gc_mode == GcMode::Preemptive),
     params: &[Param {
         key: "hard_floor",
         default: 0.005,
@@ -47,12 +47,12 @@ struct Preemptible {
 }
 
 impl GcExec for Preemptible {
-    fn gate(&mut self, heads: Heads, min_free_blocks: u32) -> Heads {
+    fn gate(&mut self, heads: Heads, die: GcView) -> Heads {
         let host = heads.read.is_some() || heads.write.is_some();
         if heads.internal.is_none() || !host {
             return heads;
         }
-        if min_free_blocks <= self.floor_blocks {
+        if die.min_free_blocks <= self.floor_blocks {
             // Urgent: internal work first.
             self.urgent += 1;
             Heads {
@@ -87,6 +87,10 @@ mod tests {
 
     #[test]
     fn gc_yields_above_the_floor_and_leads_at_it() {
+        let free = |min_free_blocks| GcView {
+            min_free_blocks,
+            collecting: true,
+        };
         let mut p = Preemptible {
             floor_blocks: 2,
             ..Preemptible::default()
@@ -96,12 +100,12 @@ mod tests {
             write: Some(6),
             internal: Some(1),
         };
-        let relaxed = p.gate(all, 3);
+        let relaxed = p.gate(all, free(3));
         assert_eq!(
             (relaxed.read, relaxed.write, relaxed.internal),
             (Some(5), Some(6), None)
         );
-        let urgent = p.gate(all, 2);
+        let urgent = p.gate(all, free(2));
         assert_eq!(
             (urgent.read, urgent.write, urgent.internal),
             (None, None, Some(1))
@@ -110,12 +114,12 @@ mod tests {
             internal: Some(1),
             ..Heads::default()
         };
-        assert_eq!(p.gate(gc_only, 9).internal, Some(1));
+        assert_eq!(p.gate(gc_only, free(9)).internal, Some(1));
         let host_only = Heads {
             read: Some(3),
             ..Heads::default()
         };
-        assert_eq!(p.gate(host_only, 0).read, Some(3));
+        assert_eq!(p.gate(host_only, free(0)).read, Some(3));
         assert_eq!((p.deferred, p.urgent), (1, 1));
     }
 }

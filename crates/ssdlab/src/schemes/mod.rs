@@ -27,8 +27,8 @@ mod ttflash;
 mod voltage;
 
 pub use policy::{
-    CacheRead, CacheWrite, DieGate, GcExec, GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps,
-    Policies, Policy, ProgramLevel, ReadRoute, Relocation, Route, Seam, WriteFanout,
+    CacheRead, CacheWrite, DieGate, GcExec, GcRelocate, GcView, HostCache, HostMap, Lifecycle,
+    OwnedOps, Policies, Policy, ProgramLevel, ReadRoute, Relocation, Route, Seam, WriteFanout,
 };
 pub use registry::SCHEMES;
 

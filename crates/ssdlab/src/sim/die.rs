@@ -86,6 +86,12 @@ impl Simulation<'_> {
             && (op.ppn != NONE || self.ftl.can_alloc(PlaneId(op.plane), Self::stream_of(op)))
     }
 
+    /// Whether host reads or writes are queued on `die`.
+    pub(super) fn host_work_queued(&self, die: usize) -> bool {
+        let q = &self.dies[die].queues;
+        !q.reads.is_empty() || !q.writes.is_empty()
+    }
+
     /// Lets the GC execution policy, if a scheme installed one, hide queue heads. Whatever
     /// it says, an erase never overtakes a user read queued before it: that read may be of
     /// the victim block, whose valid pages were remapped after it was queued.
@@ -94,12 +100,12 @@ impl Simulation<'_> {
             return heads;
         };
         let ppd = self.geo.planes_per_die as usize;
-        let min_free = self.ftl.planes[die * ppd..(die + 1) * ppd]
-            .iter()
-            .map(|p| p.free_blocks())
-            .min()
-            .unwrap_or(0);
-        let gated = gc.gate(heads, min_free);
+        let planes = &self.ftl.planes[die * ppd..(die + 1) * ppd];
+        let view = crate::schemes::GcView {
+            min_free_blocks: planes.iter().map(|p| p.free_blocks()).min().unwrap_or(0),
+            collecting: planes.iter().any(|p| p.gc_running),
+        };
+        let gated = gc.gate(heads, view);
         let erase_head = self.dies[die]
             .queues
             .internal
@@ -113,6 +119,12 @@ impl Simulation<'_> {
 
     /// Starts the next operation on an idle die, as the scheduling policy picks it.
     pub(super) fn try_dispatch(&mut self, die: usize) {
+        if self.gc_waits_for_host && self.host_work_queued(die) {
+            let ppd = self.geo.planes_per_die;
+            for plane in die as u32 * ppd..(die as u32 + 1) * ppd {
+                self.start_gc(plane);
+            }
+        }
         if self.dies[die].state != DieState::Idle {
             self.consider_suspension(die);
         }
@@ -298,11 +310,15 @@ impl Simulation<'_> {
                 (op.kind, op.cause, op.plane, op.next, Self::stream_of(op));
             if kind == OpKind::Read && cause == Cause::User {
                 let (req, snapshot) = (op.req, op.snapshot);
+                let mut waited = [0; OpClass::COUNT];
                 for c in OpClass::ALL {
-                    let waited = occupancy[c as usize] - snapshot[c as usize];
-                    self.metrics.read_wait_ns[c as usize] += waited;
-                    if let Some(d) = self.detail(req) {
-                        d.wait_ns[c as usize] += waited;
+                    let i = c as usize;
+                    waited[i] = occupancy[i] - snapshot[i];
+                    self.metrics.read_wait_ns[i] += waited[i];
+                }
+                if let Some(d) = self.detail(req) {
+                    for (sum, w) in d.wait_ns.iter_mut().zip(waited) {
+                        *sum += w;
                     }
                 }
             }

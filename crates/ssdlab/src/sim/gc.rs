@@ -7,8 +7,15 @@ use crate::schemes::{Relocation, Seam};
 use crate::verify;
 
 impl Simulation<'_> {
-    /// Starts GC on `plane` if it is at its free-block threshold and not already collecting.
+    /// Starts GC on `plane` if it is at its free-block threshold and not already collecting (in
+    /// the foreground mode, only while host work waits on its die).
     pub(super) fn start_gc(&mut self, plane: u32) {
+        if self.gc_waits_for_host
+            && !self.host_work_queued(self.geo.die_of_plane(PlaneId(plane)).0 as usize)
+        {
+            // A foreground clean starts when a request waits on the die (`try_dispatch`).
+            return;
+        }
         let refresh = self.claim_refresh(plane);
         let victim = match refresh {
             Some(b) => BlockId(b),

@@ -261,6 +261,8 @@ pub struct Simulation<'w> {
     reads_after_write: FxHashMap<u32, Vec<(u32, u32)>>,
     /// Reads whose page's program finished: (request, logical page, host page), to queue.
     ready_reads: Vec<(u32, u32, u32)>,
+    /// GC starts only while host work waits on the plane's die (`ftl.gc_mode = "foreground"`).
+    gc_waits_for_host: bool,
     /// Where per-request records go, if asked for ([`Simulation::on_request`]).
     request_sink: Option<crate::metrics::RequestSink<'w>>,
     /// Per request slot, while records are asked for: what its record needs.
@@ -348,11 +350,17 @@ impl<'w> Simulation<'w> {
             ready_reads: Vec::new(),
             request_sink: None,
             details: Vec::new(),
+            gc_waits_for_host: false,
             cfg: cfg.clone(),
             opts,
             geo,
             ftl,
         };
+        sim.gc_waits_for_host = sim
+            .policies
+            .gc_exec
+            .as_ref()
+            .is_some_and(|g| g.waits_for_host());
         sim.each_policy::<()>(|p, cx| p.start(cx).map(|()| None))?;
         if opts.verify {
             verify::check_ftl(&sim.ftl, &|_| false)?;

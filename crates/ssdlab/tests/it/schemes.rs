@@ -208,6 +208,41 @@ fn preemptible_gc_defers_gc_behind_host_work() {
     assert!(saturated.scheme_metrics["gc-preempt.urgent"] > 0.0);
 }
 
+#[test]
+fn gc_modes_order_gc_against_host_work_and_preemptive_is_the_gc_preempt_scheme() {
+    let cfg = |mode: &str| {
+        ConfigBuilder::preset("tiny")
+            .unwrap()
+            .set("precondition.fill=0.85")
+            .unwrap()
+            .set("precondition.pattern=random")
+            .unwrap()
+            .set(&format!("ftl.gc_mode={mode}"))
+            .unwrap()
+            .build()
+            .unwrap()
+    };
+    assert_eq!(cfg("preemptive").scheme, "gc-preempt");
+    assert_eq!(cfg("preemptive").param("gc-preempt", "hard_floor"), 0.005);
+    assert_eq!(cfg("urgent").scheme, "baseline");
+    assert!(cfg("urgent").to_toml().contains("gc_mode = \"urgent\""));
+    assert!(!cfg("background").to_toml().contains("gc_mode"));
+    let spec = "requests=3000,write_ratio=0.5,iat_us=1000,footprint_gib=0.01,seed=4";
+    let run = |mode: &str| run_synth(&cfg(mode), spec, 1, true);
+    let (background, urgent, preemptive) = (run("background"), run("urgent"), run("preemptive"));
+    assert!(urgent.scheme_metrics["gc_mode.urgent_first"] > 0.0);
+    assert!(preemptive.scheme_metrics["gc-preempt.deferred"] > 0.0);
+    // Reads wait behind GC most when GC goes first, least when it yields.
+    let gc_wait = |s: &ssdlab::metrics::Summary| s.read_wait_us["gc"];
+    assert!(
+        gc_wait(&urgent) > gc_wait(&background) && gc_wait(&background) > gc_wait(&preemptive),
+        "read wait behind GC: urgent {} background {} preemptive {}",
+        gc_wait(&urgent),
+        gc_wait(&background),
+        gc_wait(&preemptive)
+    );
+}
+
 /// The core (`src/sim/`) calls policy slots and names no scheme: scheme logic lives in
 /// `src/schemes/`. Allowed: `Vec::dedup` and the summary sections policies fill in.
 #[test]

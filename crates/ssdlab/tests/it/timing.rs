@@ -320,3 +320,74 @@ fn a_read_of_data_in_flight_is_served_by_the_controller_or_waits_for_flash() {
     assert_eq!(flash.host_pages["read_from_write_buffer"], 0);
     assert!(!controller.host_pages.contains_key("read_after_write"));
 }
+
+/// Runs `cfg` on `reqs` and returns the summary and every request's response time, µs.
+fn run_recorded(cfg: &Config, reqs: Vec<Result<Request, TraceError>>) -> (Summary, Vec<f64>) {
+    let mut it = reqs.into_iter();
+    let mut responses = Vec::new();
+    let mut sim = Simulation::new(
+        cfg,
+        RunOptions {
+            seed: 1,
+            verify: true,
+            ..Default::default()
+        },
+        &mut it,
+    )
+    .unwrap();
+    sim.on_request(Box::new(|r| {
+        responses.push(r.response_us);
+        Ok(())
+    }));
+    let s = sim.run().unwrap();
+    (s, responses)
+}
+
+#[test]
+fn a_foreground_clean_blocks_the_request_that_triggered_it_for_its_moves_and_erase() {
+    // A full one-die drive and single-page writes 200 ms apart, each long done before the
+    // next: in the foreground mode nothing cleans between them, and every clean runs whole
+    // (moves, then erase) while the write that found the plane at its threshold waits. So
+    // the writes' response times beyond one program add up exactly to the cleans.
+    let sets = [
+        "precondition.fill=1.0",
+        "precondition.pattern=random",
+        "ftl.over_provisioning=0.3",
+    ];
+    let writes = || {
+        (0..400u64)
+            .map(|i| {
+                Ok(Request {
+                    time_ns: i * 200_000_000,
+                    offset_bytes: (i * 7 % 2000) * 4096,
+                    size_bytes: 4096,
+                    op: IoOp::Write,
+                    device: 0,
+                    content: None,
+                })
+            })
+            .collect()
+    };
+    let mut fg_sets = sets.to_vec();
+    fg_sets.push("ftl.gc_mode=foreground");
+    let cfg = config("tiny", &fg_sets);
+    let (s, responses) = run_recorded(&cfg, writes());
+    let f = &cfg.flash;
+    let program = f.command_us + f.transfer_us + f.program_us;
+    let moved = s.gc.pages_moved as f64;
+    let cleans = moved * (f.command_us + f.read_us + f.transfer_us + program)
+        + s.gc.count as f64 * (f.command_us + f.erase_us);
+    let waited: f64 = responses.iter().map(|r| r - program).sum();
+    assert!(s.gc.count >= 2 && moved > 0.0, "too few cleans: {:?}", s.gc);
+    assert!(
+        (waited - cleans).abs() < 1e-6 * responses.len() as f64,
+        "writes waited {waited} us beyond their programs, the cleans take {cleans} us ({} cleans, {moved} moves)",
+        s.gc.count
+    );
+    assert!(responses.iter().filter(|&&r| r > program + 1e-6).count() >= 2);
+    assert!(s.scheme_metrics["gc_mode.foreground_held"] > 0.0);
+    // In the background mode the drive cleans between the writes, so they never wait.
+    let (b, background) = run_recorded(&config("tiny", &sets), writes());
+    assert!(b.gc.count >= 2);
+    assert!(background.iter().all(|r| (r - program).abs() < 1e-6));
+}

@@ -1,0 +1,117 @@
+//! The core's GC execution modes that are not a scheme's (`ftl.gc_mode`): `background` needs
+//! no policy object (GC is ordinary queued work), `preemptive` is the `gc-preempt` scheme's.
+
+use crate::config::{Config, GcMode};
+use crate::sched::Heads;
+use crate::schemes::{GcExec, GcView};
+
+/// MQSim without preemptible GC: GC work queued on a die goes before the host work queued
+/// there.
+#[derive(Debug, Clone, Copy, Default)]
+struct Urgent {
+    /// Dispatches where GC work went first while host work waited.
+    first: u64,
+}
+
+impl GcExec for Urgent {
+    fn gate(&mut self, heads: Heads, _die: GcView) -> Heads {
+        if heads.internal.is_none() || (heads.read.is_none() && heads.write.is_none()) {
+            return heads;
+        }
+        self.first += 1;
+        Heads {
+            read: None,
+            write: None,
+            ..heads
+        }
+    }
+
+    fn metrics(&self) -> Vec<(String, f64)> {
+        vec![("gc_mode.urgent_first".into(), self.first as f64)]
+    }
+}
+
+/// DiskSim's SSD model: a plane cleans only when a request waits on its die, and the clean
+/// (every move, then the erase) runs as one unit: no host operation starts on the die while a
+/// GC job is in progress there.
+#[derive(Debug, Clone, Copy, Default)]
+struct Foreground {
+    /// Dispatches where waiting host work was held back by a clean in progress.
+    held: u64,
+}
+
+impl GcExec for Foreground {
+    fn gate(&mut self, heads: Heads, die: GcView) -> Heads {
+        if !die.collecting || (heads.read.is_none() && heads.write.is_none()) {
+            return heads;
+        }
+        self.held += 1;
+        Heads {
+            read: None,
+            write: None,
+            ..heads
+        }
+    }
+
+    fn waits_for_host(&self) -> bool {
+        true
+    }
+
+    fn metrics(&self) -> Vec<(String, f64)> {
+        vec![("gc_mode.foreground_held".into(), self.held as f64)]
+    }
+}
+
+/// The policy object of `cfg`'s GC mode, when the core provides it.
+pub fn policy(cfg: &Config) -> Option<Box<dyn GcExec>> {
+    match cfg.ftl.gc_mode {
+        GcMode::Urgent => Some(Box::new(Urgent::default())),
+        GcMode::Foreground => Some(Box::new(Foreground::default())),
+        GcMode::Background | GcMode::Preemptive => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urgent_gc_hides_host_work_only_while_gc_waits() {
+        let mut u = Urgent::default();
+        let all = Heads {
+            read: Some(1),
+            write: Some(2),
+            internal: Some(3),
+        };
+        let g = u.gate(all, GcView::default());
+        assert_eq!((g.read, g.write, g.internal), (None, None, Some(3)));
+        let host = Heads {
+            internal: None,
+            ..all
+        };
+        let g = u.gate(host, GcView::default());
+        assert_eq!((g.read, g.write), (Some(1), Some(2)));
+        assert_eq!(u.first, 1);
+    }
+
+    #[test]
+    fn a_foreground_clean_holds_host_work_until_it_ends() {
+        let mut f = Foreground::default();
+        let host = Heads {
+            read: Some(1),
+            write: Some(2),
+            internal: None,
+        };
+        let busy = GcView {
+            collecting: true,
+            ..GcView::default()
+        };
+        // Between its operations (a GC read's page being decoded) the clean still holds the
+        // die: nothing starts.
+        let g = f.gate(host, busy);
+        assert_eq!((g.read, g.write, g.internal), (None, None, None));
+        let g = f.gate(host, GcView::default());
+        assert_eq!((g.read, g.write), (Some(1), Some(2)));
+        assert!(f.waits_for_host() && f.held == 1);
+    }
+}
