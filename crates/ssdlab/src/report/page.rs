@@ -32,6 +32,19 @@ fn html_escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// Markdown code spans (`` `x` ``) of already escaped text as `<code>` elements.
+fn code_spans(text: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in text.split('`').enumerate() {
+        if i % 2 == 1 {
+            let _ = write!(out, "<code>{part}</code>");
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
+}
+
 fn html_table(t: &Table) -> String {
     let mut o = String::from("<table><thead><tr>");
     for h in &t.header {
@@ -159,7 +172,7 @@ pub fn html(
         );
     }
     for n in notes {
-        let _ = writeln!(o, "<p><b>Note.</b> {}</p>", html_escape(n));
+        let _ = writeln!(o, "<p><b>Note.</b> {}</p>", code_spans(&html_escape(n)));
     }
     for f in figs {
         let _ = writeln!(
@@ -177,4 +190,15 @@ pub fn html(
     }
     o.push_str("</body></html>\n");
     o
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn code_spans_become_code_elements() {
+        assert_eq!(
+            super::code_spans("a `x = &quot;y&quot;` and `z`."),
+            "a <code>x = &quot;y&quot;</code> and <code>z</code>."
+        );
+    }
 }

@@ -1,0 +1,32 @@
+from typing import Any, Dict, Iterable, Mapping, Optional, Union
+
+from ._ssdlab import SsdlabError as SsdlabError
+
+__version__: str
+Sets = Union[Mapping[str, Any], Iterable[str], None]
+
+def flatten(tree: Mapping[str, Any], prefix: str = ...) -> Dict[str, Any]: ...
+
+class Result:
+    summary: Dict[str, Any]
+    summary_json: str
+    def to_pandas(self) -> Any: ...
+    def requests(self) -> Any: ...
+
+def run(
+    preset: str = ...,
+    scheme: Optional[str] = ...,
+    trace: Optional[str] = ...,
+    synth: Optional[str] = ...,
+    set: Sets = ...,
+    seed: int = ...,
+    verify: bool = ...,
+    limit: Optional[int] = ...,
+    format: Optional[str] = ...,
+    time_unit: Optional[str] = ...,
+    device: Optional[int] = ...,
+    requests: bool = ...,
+) -> Result: ...
+def config(preset: str = ..., scheme: Optional[str] = ..., set: Sets = ...) -> Dict[str, Any]: ...
+def presets() -> Dict[str, str]: ...
+def schemes() -> Dict[str, Dict[str, str]]: ...
