@@ -7,6 +7,9 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use ssdlab::config::{Config, ConfigBuilder, PRESETS};
+use ssdlab::experiment::{
+    collect, load_results, plan, run_job, run_points, ExperimentSpec, PointOutcome,
+};
 use ssdlab::sim::{RunOptions, Simulation};
 use ssdlab::workload::synth::SynthSpec;
 use ssdlab::workload::trace::{TraceOptions, TraceReader};
@@ -156,6 +159,107 @@ fn schemes() -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// Points run, points skipped (already done), points failed with their errors.
+type Outcomes = (Vec<String>, Vec<String>, Vec<(String, String)>);
+
+/// Runs every point of the experiment in `dir` not already done (resumable), on `jobs` threads
+/// (the GIL released). Returns `(done, skipped, [(point, error)])`.
+#[pyfunction]
+#[pyo3(signature = (dir, jobs))]
+fn experiment_run(py: Python<'_>, dir: String, jobs: usize) -> PyResult<Outcomes> {
+    py.detach(|| {
+        let dir = std::path::Path::new(&dir);
+        let spec = ExperimentSpec::load(dir).map_err(|e| e.to_string())?;
+        let outcomes =
+            run_points(&spec, dir, jobs.max(1), None, &|_| {}).map_err(|e| e.to_string())?;
+        let (mut done, mut skipped, mut failed) = (Vec::new(), Vec::new(), Vec::new());
+        for o in outcomes {
+            match o {
+                PointOutcome::Done(id) => done.push(id),
+                PointOutcome::Skipped(id) => skipped.push(id),
+                PointOutcome::Failed(id, e) => failed.push((id, e.to_string())),
+            }
+        }
+        Ok::<_, String>((done, skipped, failed))
+    })
+    .map_err(err)
+}
+
+/// The experiment's current points with their stored results (`null` where none), as JSON:
+/// `[{"point", "workload", "variant", "grid", "summary"}]`.
+#[pyfunction]
+fn experiment_results(dir: String) -> PyResult<String> {
+    let dir = std::path::Path::new(&dir);
+    let spec = ExperimentSpec::load(dir).map_err(err)?;
+    let loaded = load_results(&spec, dir);
+    let rows: Vec<serde_json::Value> = loaded
+        .points
+        .iter()
+        .map(|(p, r)| {
+            serde_json::json!({
+                "point": p.id,
+                "workload": p.workload,
+                "variant": p.variant,
+                "grid": p.grid,
+                "summary": r.as_ref().map(|r| &r.summary),
+            })
+        })
+        .collect();
+    serde_json::to_string(&rows).map_err(err)
+}
+
+/// Writes one job file per point of the experiment in `dir` that has no current result into
+/// `out`; returns their paths (for running them elsewhere: Ray tasks, a Slurm array). Like
+/// `ssdlab experiment plan`, an invalid point stops the whole plan.
+#[pyfunction]
+fn experiment_plan_pending(dir: String, out: String) -> PyResult<Vec<String>> {
+    let dir = std::path::Path::new(&dir);
+    let spec = ExperimentSpec::load(dir).map_err(err)?;
+    let pending: std::collections::BTreeSet<String> = load_results(&spec, dir)
+        .points
+        .into_iter()
+        .filter(|(_, r)| r.is_none())
+        .map(|(p, _)| p.id)
+        .collect();
+    let files = plan(&spec, dir, std::path::Path::new(&out)).map_err(err)?;
+    let mut jobs = Vec::new();
+    for f in files {
+        let id = f.file_stem().map(|s| s.to_string_lossy().into_owned());
+        if id.is_some_and(|id| pending.contains(&id)) {
+            jobs.push(f.display().to_string());
+        } else {
+            // A point already done: its job is not needed.
+            std::fs::remove_file(&f).map_err(err)?;
+        }
+    }
+    Ok(jobs)
+}
+
+/// Runs one job file (from [`experiment_plan_pending`]) and writes its result into `out_dir`
+/// (the GIL released); returns the result's path.
+#[pyfunction]
+fn experiment_run_job(py: Python<'_>, job: String, out_dir: String) -> PyResult<String> {
+    py.detach(|| {
+        run_job(
+            std::path::Path::new(&job),
+            std::path::Path::new(&out_dir),
+            None,
+        )
+        .map(|p| p.display().to_string())
+        .map_err(|e| e.to_string())
+    })
+    .map_err(err)
+}
+
+/// Copies results written elsewhere (`source`) into the experiment's store when they belong to
+/// a current point; returns `(collected, ignored)`.
+#[pyfunction]
+fn experiment_collect(dir: String, source: String) -> PyResult<(usize, usize)> {
+    let dir = std::path::Path::new(&dir);
+    let spec = ExperimentSpec::load(dir).map_err(err)?;
+    collect(&spec, dir, std::path::Path::new(&source)).map_err(err)
+}
+
 /// The native module.
 #[pymodule]
 fn _ssdlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -165,5 +269,10 @@ fn _ssdlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(config, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(schemes, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment_run, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment_results, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment_plan_pending, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment_run_job, m)?)?;
+    m.add_function(wrap_pyfunction!(experiment_collect, m)?)?;
     Ok(())
 }

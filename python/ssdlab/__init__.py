@@ -12,12 +12,23 @@ carrying the same message the CLI prints.
 
 import io
 import json
+import os
 
 from . import _ssdlab
 from ._ssdlab import SsdlabError
 
 __version__ = _ssdlab.__version__
-__all__ = ["run", "config", "presets", "schemes", "Result", "SsdlabError", "flatten"]
+__all__ = [
+    "run",
+    "sweep",
+    "config",
+    "presets",
+    "schemes",
+    "Result",
+    "SsdlabError",
+    "flatten",
+    "experiment",
+]
 
 
 def _sets(set):
@@ -120,6 +131,51 @@ def run(
     return Result(summary_json, requests_csv)
 
 
+def _run_texts(kwargs):
+    """``run(**kwargs)`` as picklable texts (for worker processes and Ray tasks)."""
+    r = run(**kwargs)
+    return r.summary_json, r._requests_csv
+
+
+def sweep(points, backend="threads", jobs=None, address=None):
+    """Runs every point — a dict of :func:`run` arguments — and returns their
+    :class:`Result` objects in the same order; any point's error is raised.
+
+    backend: ``"serial"``; ``"threads"`` (``jobs`` threads; runs release the GIL);
+    ``"processes"`` (``jobs`` worker processes); ``"ray"`` (one task per point on the cluster
+    at ``address`` or ``$RAY_ADDRESS``, else a local ``ray.init()``; workers must see the
+    traces at the same paths). The results do not depend on the backend."""
+    points = [dict(p) for p in points]
+    for p in points:
+        if "trace" in p and p["trace"] is not None:
+            p["trace"] = str(p["trace"])
+    workers = jobs or os.cpu_count() or 1
+    if backend == "serial":
+        texts = [_run_texts(p) for p in points]
+    elif backend == "threads":
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            texts = list(pool.map(_run_texts, points))
+    elif backend == "processes":
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            texts = list(pool.map(_run_texts, points))
+    elif backend == "ray":
+        import ray
+
+        if not ray.is_initialized():
+            ray.init(address=address or os.environ.get("RAY_ADDRESS"), log_to_driver=False)
+        task = ray.remote(_run_texts)
+        texts = ray.get([task.remote(p) for p in points])
+    else:
+        raise ValueError(
+            f"backend={backend!r}: must be 'serial', 'threads', 'processes' or 'ray'"
+        )
+    return [Result(summary, requests) for summary, requests in texts]
+
+
 def config(preset="hotr", scheme=None, set=None):
     """The fully resolved configuration of a preset, schemes and overrides, as a dict."""
     return json.loads(_ssdlab.config(preset, scheme, _sets(set)))
@@ -133,3 +189,6 @@ def presets():
 def schemes():
     """``{name: {"summary": ..., "paper": ...}}`` of every scheme."""
     return {name: {"summary": summary, "paper": paper} for name, summary, paper in _ssdlab.schemes()}
+
+
+from . import experiment  # noqa: E402  (needs flatten above)

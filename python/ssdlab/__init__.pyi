@@ -1,4 +1,6 @@
-from typing import Any, Dict, Iterable, Mapping, Optional, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
+
+from . import experiment as experiment
 
 from ._ssdlab import SsdlabError as SsdlabError
 
@@ -27,6 +29,12 @@ def run(
     device: Optional[int] = ...,
     requests: bool = ...,
 ) -> Result: ...
+def sweep(
+    points: Iterable[Mapping[str, Any]],
+    backend: str = ...,
+    jobs: Optional[int] = ...,
+    address: Optional[str] = ...,
+) -> List[Result]: ...
 def config(preset: str = ..., scheme: Optional[str] = ..., set: Sets = ...) -> Dict[str, Any]: ...
 def presets() -> Dict[str, str]: ...
 def schemes() -> Dict[str, Dict[str, str]]: ...

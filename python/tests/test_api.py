@@ -103,3 +103,41 @@ def test_two_threads_run_simulations_at_once():
     if (os.cpu_count() or 1) >= 2:
         # With the GIL held the two would take as long as in series.
         assert threaded_s < 0.8 * serial_s, (threaded_s, serial_s)
+
+
+def test_experiment_runs_resumes_and_loads_into_pandas(tmp_path):
+    (tmp_path / "experiment.toml").write_text(
+        f'''
+name = "py"
+title = "Python round trip"
+preset = "tiny"
+baseline = "FIFO"
+
+[[workload]]
+name = "hm"
+trace = "{TRACE}"
+limit = 300
+
+[[workload]]
+name = "syn"
+synth = "requests=300,write_ratio=0.5,iat_us=200,footprint_gib=0.01,seed=2"
+
+[[variant]]
+name = "FIFO"
+set = ["sched.policy=fifo"]
+
+[[variant]]
+name = "RPS"
+set = ["sched.policy=rps"]
+'''
+    )
+    first = ssdlab.experiment.run(tmp_path, jobs=2)
+    assert len(first["done"]) == 4 and not first["skipped"] and not first["failed"]
+    again = ssdlab.experiment.run(tmp_path, jobs=2)
+    assert len(again["skipped"]) == 4 and not again["done"]
+    df = ssdlab.experiment.results(tmp_path)
+    assert len(df) == 4 and set(df["variant"]) == {"FIFO", "RPS"}
+    # The same point run alone gives the same summary.
+    alone = ssdlab.run(preset="tiny", set=["sched.policy=rps"], trace=TRACE, limit=300)
+    row = df[(df["workload"] == "hm") & (df["variant"] == "RPS")].iloc[0]
+    assert row["read.mean_us"] == alone.summary["read"]["mean_us"]

@@ -1,0 +1,9 @@
+from typing import Any, Dict, Optional, Union
+import os
+
+Dir = Union[str, "os.PathLike[str]"]
+
+def run(
+    dir: Dir, jobs: Optional[int] = ..., backend: str = ..., address: Optional[str] = ...
+) -> Dict[str, Any]: ...
+def results(dir: Dir) -> Any: ...
