@@ -66,6 +66,15 @@ def _run_ray(dir, address):
     return {"done": done, "skipped": skipped, "failed": failed}
 
 
+def _grid_value(text):
+    """A grid value as the experiment file wrote it in TOML (``"slc"``, ``0.9``, ``true``), as
+    a Python value."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
 def results(dir):
     """The experiment's points and their stored results as a DataFrame (needs pandas): one
     row per point with ``point``, ``workload``, ``variant``, the grid keys and the flattened
@@ -75,7 +84,7 @@ def results(dir):
     rows = []
     for r in _points(dir):
         row = {"point": r["point"], "workload": r["workload"], "variant": r["variant"]}
-        row.update(r["grid"])
+        row.update({k: _grid_value(v) for k, v in r["grid"].items()})
         if r["summary"] is not None:
             row.update(flatten(r["summary"]))
         rows.append(row)
