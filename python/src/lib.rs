@@ -127,6 +127,28 @@ fn run(
     .map_err(err)
 }
 
+/// Writes the synthetic workload `spec` (the `--synth` syntax) to `out` as MSR Cambridge CSV,
+/// or as FIU IODedup when it has duplicate content; returns `(requests, format)`.
+#[pyfunction]
+fn synth(py: Python<'_>, spec: String, out: String) -> PyResult<(u64, String)> {
+    py.detach(|| {
+        let spec: SynthSpec = spec.parse()?;
+        let gen = spec.generate()?;
+        let file = std::fs::File::create(&out).map_err(|e| format!("cannot write {out}: {e}"))?;
+        let mut w = std::io::BufWriter::new(file);
+        let (n, format) = if spec.dedup > 0.0 {
+            (gen.write_fiu(&mut w), "fiu")
+        } else {
+            (gen.write_msr_csv(&mut w), "msr")
+        };
+        let n = n
+            .and_then(|n| std::io::Write::flush(&mut w).map(|()| n))
+            .map_err(|e| format!("writing {out}: {e}"))?;
+        Ok::<_, String>((n, format.to_string()))
+    })
+    .map_err(err)
+}
+
 /// The resolved configuration as JSON.
 #[pyfunction]
 #[pyo3(signature = (preset, scheme, sets))]
@@ -267,6 +289,7 @@ fn _ssdlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(config, m)?)?;
+    m.add_function(wrap_pyfunction!(synth, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(schemes, m)?)?;
     m.add_function(wrap_pyfunction!(experiment_run, m)?)?;

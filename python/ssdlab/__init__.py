@@ -21,6 +21,7 @@ __version__ = _ssdlab.__version__
 __all__ = [
     "run",
     "sweep",
+    "synth",
     "config",
     "presets",
     "schemes",
@@ -174,6 +175,22 @@ def sweep(points, backend="threads", jobs=None, address=None):
             f"backend={backend!r}: must be 'serial', 'threads', 'processes' or 'ray'"
         )
     return [Result(summary, requests) for summary, requests in texts]
+
+
+def synth(out, **spec):
+    """Writes a synthetic workload to ``out`` and returns the number of requests; ``spec``
+    takes the ``--synth`` keys (``requests``, ``write_ratio``, ``size_kib`` (a list or
+    ``"4|8"``), ``iat_us`` or ``rate_iops``, ``arrivals``, ``footprint_gib``, ``zipf``,
+    ``seq``, ``rw_mix``, ``dedup``, ``dup_zipf``, ``dup_pool``, ``dup_reads``, ``seed``).
+    The file is MSR Cambridge CSV, or FIU IODedup (with content hashes) when ``dedup`` > 0;
+    replay it with ``run(trace=out)``."""
+    parts = []
+    for key, value in spec.items():
+        if isinstance(value, (list, tuple)):
+            value = "|".join(str(v) for v in value)
+        parts.append(f"{key}={value}")
+    n, _format = _ssdlab.synth(",".join(parts), str(out))
+    return n
 
 
 def config(preset="hotr", scheme=None, set=None):
