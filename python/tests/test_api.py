@@ -12,8 +12,7 @@ import pytest
 
 import ssdlab
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-TRACE = ROOT / "testdata" / "traces" / "msr_hm_0.csv"
+from conftest import ROOT, TRACE, write_experiment
 
 
 def cli():
@@ -106,31 +105,7 @@ def test_two_threads_run_simulations_at_once():
 
 
 def test_experiment_runs_resumes_and_loads_into_pandas(tmp_path):
-    (tmp_path / "experiment.toml").write_text(
-        f'''
-name = "py"
-title = "Python round trip"
-preset = "tiny"
-baseline = "FIFO"
-
-[[workload]]
-name = "hm"
-trace = "{TRACE}"
-limit = 300
-
-[[workload]]
-name = "syn"
-synth = "requests=300,write_ratio=0.5,iat_us=200,footprint_gib=0.01,seed=2"
-
-[[variant]]
-name = "FIFO"
-set = ["sched.policy=fifo"]
-
-[[variant]]
-name = "RPS"
-set = ["sched.policy=rps"]
-'''
-    )
+    write_experiment(tmp_path)
     first = ssdlab.experiment.run(tmp_path, jobs=2)
     assert len(first["done"]) == 4 and not first["skipped"] and not first["failed"]
     again = ssdlab.experiment.run(tmp_path, jobs=2)

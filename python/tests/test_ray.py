@@ -1,15 +1,11 @@
 """Sweeps and experiments on a real (local) Ray cluster: the same results as without Ray."""
 
-import pathlib
-
 import pytest
+from conftest import TRACE, write_experiment
 
 import ssdlab
 
 ray = pytest.importorskip("ray")
-
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-TRACE = ROOT / "testdata" / "traces" / "msr_hm_0.csv"
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -36,47 +32,11 @@ def test_a_ray_sweep_equals_the_serial_and_process_sweeps():
         assert got == serial, backend
 
 
-def write_experiment(dir, broken=False):
-    variants = '''
-[[variant]]
-name = "FIFO"
-set = ["sched.policy=fifo"]
-
-[[variant]]
-name = "RPS"
-set = ["sched.policy=rps"]
-'''
-    if broken:
-        # Valid to plan, fails when run: hm_0's addresses lie beyond the tiny drive.
-        variants += '''
-[[variant]]
-name = "STRICT"
-set = ["ftl.out_of_range=error"]
-'''
-    (dir / "experiment.toml").write_text(
-        f'''
-name = "ray"
-title = "Ray round trip"
-preset = "tiny"
-baseline = "FIFO"
-
-[[workload]]
-name = "hm"
-trace = "{TRACE}"
-limit = 300
-
-[[workload]]
-name = "syn"
-synth = "requests=300,write_ratio=0.5,iat_us=200,footprint_gib=0.01,seed=2"
-{variants}'''
-    )
-
-
 def test_an_experiment_on_ray_stores_what_local_threads_store_and_resumes(tmp_path):
     on_ray, local = tmp_path / "ray", tmp_path / "local"
     for d in (on_ray, local):
         d.mkdir()
-        write_experiment(d, broken=True)
+        write_experiment(d, strict_variant=True)
     first = ssdlab.experiment.run(on_ray, backend="ray")
     assert sorted(first["done"]) == sorted(
         ["hm__FIFO", "hm__RPS", "syn__FIFO", "syn__RPS", "syn__STRICT"]

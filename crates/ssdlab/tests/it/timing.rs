@@ -29,20 +29,7 @@ fn reads(
 }
 
 fn run(cfg: &Config, reqs: Vec<Result<Request, TraceError>>) -> Summary {
-    let mut it = reqs.into_iter();
-    let s = Simulation::new(
-        cfg,
-        RunOptions {
-            seed: 1,
-            verify: true,
-            ..Default::default()
-        },
-        &mut it,
-    )
-    .unwrap()
-    .run()
-    .unwrap();
-    s
+    run_recorded(cfg, reqs).0
 }
 
 #[test]

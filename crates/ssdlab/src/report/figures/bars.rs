@@ -235,20 +235,31 @@ mod tests {
         (0..n).map(|i| format!("{prefix}{i}")).collect()
     }
 
+    /// A figure titled "t" of `values` and `paper` over `groups` × `series`.
+    fn figure<'a>(
+        groups: &'a [String],
+        series: &'a [String],
+        values: &'a [Vec<Option<f64>>],
+        paper: &'a [Vec<Option<f64>>],
+        baseline: Option<f64>,
+    ) -> Bars<'a> {
+        Bars {
+            title: "t",
+            y_label: "y",
+            groups,
+            series,
+            values,
+            paper,
+            baseline,
+        }
+    }
+
     #[test]
     fn many_groups_become_panels_of_the_fixed_width() {
         let (groups, series) = (names("workload ", 28), names("v", 6));
         let values = vec![vec![Some(1.0); 6]; 28];
         let paper = vec![vec![None; 6]; 28];
-        let b = Bars {
-            title: "t",
-            y_label: "y",
-            groups: &groups,
-            series: &series,
-            values: &values,
-            paper: &paper,
-            baseline: Some(1.0),
-        };
+        let b = figure(&groups, &series, &values, &paper, Some(1.0));
         let per = b.per_panel();
         assert!(per < 28 && 28usize.div_ceil(per) >= 2, "{per}");
         let svg = bars(&b);
@@ -271,15 +282,7 @@ mod tests {
         let (groups, series) = (names("w", 2), names("v", 2));
         let values = vec![vec![Some(-20.0), Some(40.0)], vec![Some(5.0), None]];
         let paper = vec![vec![None, Some(50.0)], vec![None, None]];
-        let b = Bars {
-            title: "t",
-            y_label: "y",
-            groups: &groups,
-            series: &series,
-            values: &values,
-            paper: &paper,
-            baseline: None,
-        };
+        let b = figure(&groups, &series, &values, &paper, None);
         let y = b.y_range();
         assert!(y.start < -20.0 && y.end > 50.0 && y.end < 60.0, "{y:?}");
         let svg = bars(&b);
@@ -292,15 +295,7 @@ mod tests {
         let mut values = vec![vec![Some(1.0), Some(0.8)]; 4];
         values[2][1] = Some(10235.0);
         let paper = vec![vec![None, None]; 4];
-        let b = Bars {
-            title: "t",
-            y_label: "y",
-            groups: &groups,
-            series: &series,
-            values: &values,
-            paper: &paper,
-            baseline: Some(1.0),
-        };
+        let b = figure(&groups, &series, &values, &paper, Some(1.0));
         let y = b.y_range();
         assert!(y.end > 2.5 && y.end < 3.0, "{y:?}");
         assert!(bars(&b).contains("10235 ↑"));
