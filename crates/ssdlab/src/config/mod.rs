@@ -146,6 +146,11 @@ pub struct FtlConfig {
     /// `background`.
     #[serde(default, skip_serializing_if = "GcMode::is_background")]
     pub gc_mode: GcMode,
+    /// Pages at the end of every block the FTL writes a summary of the block into, once its
+    /// data pages are written (DiskSim's SSD model: 1); never valid data. Left out of the
+    /// serialized config at 0.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub summary_pages: u32,
 }
 
 /// How GC work shares its die with host work (`ftl.gc_mode`).

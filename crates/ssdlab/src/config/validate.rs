@@ -95,6 +95,21 @@ fn check_geometry(raw: &RawConfig, errs: &mut Vec<String>) {
 fn check_ftl(raw: &RawConfig, errs: &mut Vec<String>) {
     let g = &raw.geometry;
     let t = &raw.ftl;
+    if t.summary_pages > 0
+        && (raw.redundancy.scheme != RedundancyScheme::None
+            || raw.staging.design != StagingDesign::None)
+    {
+        errs.push(format!(
+            "ftl.summary_pages = {}: not modelled with redundancy.scheme = {:?} or staging.design = {:?} (their mirrors, parity and copies place pages block for block); use 0",
+            t.summary_pages, raw.redundancy.scheme, raw.staging.design
+        ).to_lowercase());
+    }
+    if t.summary_pages >= g.pages_per_block && g.pages_per_block > 0 {
+        errs.push(format!(
+            "ftl.summary_pages = {}: must be below geometry.pages_per_block = {} (a block needs a data page)",
+            t.summary_pages, g.pages_per_block
+        ));
+    }
     if !(0.0..1.0).contains(&t.over_provisioning) {
         errs.push(format!(
             "ftl.over_provisioning = {}: must be in [0, 1) (a fraction of the physical pages)",
@@ -128,14 +143,16 @@ fn check_ftl(raw: &RawConfig, errs: &mut Vec<String>) {
             } else {
                 0
             };
+            // Data pages per block: the summary pages hold none.
+            let data_ppb = g.pages_per_block.saturating_sub(t.summary_pages);
             let usable = u64::from(
                 g.blocks_per_plane
                     .saturating_sub(threshold + open + reserved),
-            ) * u64::from(g.pages_per_block);
+            ) * u64::from(data_ppb);
             let per_plane = (1.0 - t.over_provisioning)
-                * (u64::from(g.blocks_per_plane) * u64::from(g.pages_per_block)) as f64;
+                * (u64::from(g.blocks_per_plane) * u64::from(data_ppb)) as f64;
             // One block's worth of slack, so that GC always finds a victim with invalid pages.
-            if per_plane + f64::from(g.pages_per_block) > usable as f64 {
+            if per_plane + f64::from(data_ppb) > usable as f64 {
                 errs.push(format!(
                     "ftl.over_provisioning = {}: logical data per plane ({per_plane:.0} pages) must leave one block free below the pages outside the GC reserve, the {open} extra open blocks and any staging blocks ({usable}); raise over_provisioning or geometry.blocks_per_plane, or lower ftl.gc_threshold",
                     t.over_provisioning

@@ -125,6 +125,7 @@ impl Ftl {
         let bpp = self.geo.blocks_per_plane as usize;
         let rules = Rules {
             ppb,
+            data_ppb: self.data_ppb,
             threshold: self.gc_threshold,
             reserve: self.gc_reserve,
             victim: self.victim_kind,
@@ -207,6 +208,8 @@ fn multinomial(total: u64, weights: &[u64], rng: &mut ChaCha8Rng) -> Vec<u64> {
 /// What every plane's fill follows.
 struct Rules {
     ppb: u32,
+    /// Pages per block that hold data (the rest hold its summary).
+    data_ppb: u32,
     threshold: u32,
     reserve: u32,
     victim: crate::config::GcVictim,
@@ -241,14 +244,14 @@ impl PlaneFill<'_> {
             NONE => None,
             b => {
                 let i = (b - first) as usize;
-                Some((i, self.rules.ppb - self.blocks[i].write_ptr))
+                Some((i, self.rules.data_ppb - self.blocks[i].write_ptr))
             }
         }
     }
 
     /// No page is a zombie while filling (no host buffer holds anything yet).
     fn rekey(&mut self, i: usize) {
-        self.keys[i] = self.blocks[i].gc_key(self.rules.ppb, false);
+        self.keys[i] = self.blocks[i].gc_key(self.rules.data_ppb, false);
     }
 
     /// `stream`'s active block with room, opening the least-erased free block if needed (GC
@@ -267,7 +270,7 @@ impl PlaneFill<'_> {
         let b = self.info.take_free(stream).ok_or_else(|| self.fail())?;
         let i = (b - self.first) as usize;
         self.blocks[i].open(stream, false);
-        Ok((i, self.rules.ppb))
+        Ok((i, self.rules.data_ppb))
     }
 
     /// Writes `m` valid pages into block `i` (`stream`'s active block, with room for them).
@@ -276,7 +279,9 @@ impl PlaneFill<'_> {
         blk.write_ptr += m;
         blk.valid += m;
         self.tree.add(i, m as i32);
-        if blk.write_ptr == self.rules.ppb {
+        if blk.write_ptr == self.rules.data_ppb {
+            // Its summary pages are written with its last data page: written, never valid.
+            blk.write_ptr = self.rules.ppb;
             blk.state = BlockState::Full;
             self.info.active[stream.index()] = NONE;
             self.rekey(i);
@@ -317,7 +322,7 @@ impl PlaneFill<'_> {
     fn gc(&mut self) -> Result<(), PreconditionError> {
         let v = self
             .victim
-            .victim(self.blocks, self.keys, self.rules.ppb, SimTime::ZERO)
+            .victim(self.blocks, self.keys, self.rules.data_ppb, SimTime::ZERO)
             .ok_or_else(|| self.fail())?;
         self.blocks[v].state = BlockState::Victim;
         self.rekey(v);
@@ -342,7 +347,8 @@ impl PlaneFill<'_> {
         let ppb = self.rules.ppb as usize;
         let mut next = lpns.iter();
         for (blk, pages) in self.blocks.iter().zip(pages.chunks_mut(ppb)) {
-            let (mut need, written) = (blk.valid, blk.write_ptr);
+            // Data lies in the data pages only.
+            let (mut need, written) = (blk.valid, blk.write_ptr.min(self.rules.data_ppb));
             for (t, page) in pages[..written as usize].iter_mut().enumerate() {
                 let left = written - t as u32;
                 let take = need == left || (need > 0 && rng.random_range(0..left) < need);

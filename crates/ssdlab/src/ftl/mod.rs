@@ -49,13 +49,21 @@ pub struct Ftl {
     shadow_fast: bool,
     /// Free blocks per plane only GC may take: one per GC stream.
     gc_reserve: u32,
+    /// Pages per block that hold data (the rest hold the block's summary).
+    data_ppb: u32,
+    /// Blocks whose data pages are all allocated and whose summary pages are due, oldest
+    /// first (taken by [`Ftl::take_summary`]).
+    summaries: Vec<u32>,
 }
 
-/// Logical capacity in pages: physical × (1 − over-provisioning), rounded down.
+/// Logical capacity in pages: data pages × (1 − over-provisioning), rounded down, where the
+/// data pages are the physical ones less each block's summary pages.
 /// A dedicated staging chip is outside it; reserved staging blocks come from the OP.
 pub fn logical_pages(cfg: &Config) -> u32 {
     let g = Geometry::of(cfg);
-    let physical = g.data_pages();
+    let data_ppb = g.pages_per_block.saturating_sub(cfg.ftl.summary_pages);
+    let physical =
+        u64::from(g.data_pages()) / u64::from(g.pages_per_block.max(1)) * u64::from(data_ppb);
     // TTFlash spends one page of every k+1 on parity.
     let data_share = match cfg.redundancy.scheme {
         crate::config::RedundancyScheme::Ttflash => {
@@ -63,7 +71,7 @@ pub fn logical_pages(cfg: &Config) -> u32 {
         }
         _ => 1.0,
     };
-    ((1.0 - cfg.ftl.over_provisioning) * data_share * f64::from(physical)).floor() as u32
+    ((1.0 - cfg.ftl.over_provisioning) * data_share * physical as f64).floor() as u32
 }
 
 /// Blocks of the staging space: every block of the staging chip, or the last
@@ -122,6 +130,8 @@ impl Ftl {
             delay_zombies: cfg.shadow.gc.delays(),
             shadow_fast: cfg.shadow.gc.fast(),
             gc_reserve: 1 + u32::from(cfg.shadow.gc.separates()),
+            data_ppb: geo.pages_per_block - cfg.ftl.summary_pages,
+            summaries: Vec::new(),
             geo,
         })
     }
@@ -136,7 +146,7 @@ impl Ftl {
     pub fn can_alloc(&self, plane: PlaneId, stream: Stream) -> bool {
         let p = &self.planes[plane.0 as usize];
         let active = p.active[stream.index()];
-        if active != NONE && self.blocks[active as usize].write_ptr < self.geo.pages_per_block {
+        if active != NONE && self.blocks[active as usize].write_ptr < self.data_ppb {
             return true;
         }
         // Host writes leave one free block per GC stream, so a GC job can always finish: a
@@ -153,7 +163,7 @@ impl Ftl {
         let p = &self.planes[plane.0 as usize];
         let active = p.active[stream.index()];
         let in_plane = |b: u32| self.geo.block_in_plane(BlockId(b));
-        if active != NONE && self.blocks[active as usize].write_ptr < self.geo.pages_per_block {
+        if active != NONE && self.blocks[active as usize].write_ptr < self.data_ppb {
             return Some((in_plane(active), self.blocks[active as usize].write_ptr));
         }
         let std::cmp::Reverse((_, b)) = p.free.peek()?;
@@ -168,7 +178,7 @@ impl Ftl {
         }
         let ppb = self.geo.pages_per_block;
         let mut active = self.planes[plane.0 as usize].active[stream.index()];
-        if active == NONE || self.blocks[active as usize].write_ptr >= ppb {
+        if active == NONE || self.blocks[active as usize].write_ptr >= self.data_ppb {
             active = self.open_block(plane, stream);
         }
         let p = &mut self.planes[plane.0 as usize];
@@ -177,10 +187,30 @@ impl Ftl {
         blk.write_ptr += 1;
         blk.inflight += 1;
         blk.last_write = now;
-        if blk.write_ptr == ppb {
+        if blk.write_ptr == self.data_ppb {
             p.active[stream.index()] = NONE;
+            if self.data_ppb < ppb {
+                // The summary pages are allocated with the last data page; the caller
+                // programs them (`take_summary`).
+                blk.inflight += ppb - self.data_ppb;
+                blk.write_ptr = ppb;
+                self.summaries.push(active);
+            }
         }
         Some(ppn)
+    }
+
+    /// A block whose summary pages are due: their pages (allocated, to program and then
+    /// settle with [`Ftl::commit_unmapped`]).
+    pub fn take_summary(&mut self) -> Option<std::ops::Range<u32>> {
+        let b = self.summaries.pop()?;
+        let ppb = self.geo.pages_per_block;
+        Some(b * ppb + self.data_ppb..(b + 1) * ppb)
+    }
+
+    /// Pages per block that hold data.
+    pub fn data_pages_per_block(&self) -> u32 {
+        self.data_ppb
     }
 
     /// Takes the least-erased free block of `plane` as `stream`'s active block.
@@ -200,7 +230,9 @@ impl Ftl {
     /// The GC key a block should have: its valid count (plus its zombies under delay) if it
     /// is a candidate, else `u16::MAX`.
     pub fn expected_gc_key(&self, block: usize) -> u16 {
-        self.blocks[block].gc_key(self.geo.pages_per_block, self.delay_zombies)
+        // Summary pages are never valid and never reclaimable: a block is a candidate once a
+        // data page is invalid.
+        self.blocks[block].gc_key(self.data_ppb, self.delay_zombies)
     }
 
     /// Recomputes a block's GC key after its state, valid or zombie count changed.
@@ -362,7 +394,7 @@ impl Ftl {
         let i = self.victim.victim(
             &self.blocks[first..first + n],
             &self.gc_keys[first..first + n],
-            self.geo.pages_per_block,
+            self.data_ppb,
             now,
         )?;
         let b = first + i;

@@ -124,10 +124,20 @@ impl Ftl {
             }
         };
         self.commit_write(ppn, lpn, version);
+        self.settle_summaries();
         while self.needs_gc(plane) {
             self.instant_gc(plane)?;
         }
         Ok(())
+    }
+
+    /// The summary pages due are written at once (time zero, no events).
+    fn settle_summaries(&mut self) {
+        while let Some(pages) = self.take_summary() {
+            for p in pages {
+                self.commit_unmapped(Ppn(p));
+            }
+        }
     }
 
     fn instant_gc(&mut self, plane: PlaneId) -> Result<(), PreconditionError> {
@@ -146,6 +156,7 @@ impl Ftl {
                 .alloc(plane, stream, SimTime::ZERO)
                 .ok_or(PreconditionError { plane: plane.0 })?;
             self.commit_move(Ppn(src), dst, lpn);
+            self.settle_summaries();
         }
         self.erase(victim);
         Ok(())

@@ -228,6 +228,8 @@ pub struct Metrics {
     pub host_link_read_ns: u64,
     /// Host read pages that waited for their page's program to finish, then read flash.
     pub read_pages_after_write: u64,
+    /// Block summary pages programmed (`ftl.summary_pages`).
+    pub summary_programs: u64,
     /// Exact sums of response times (all, read, write), ns: means are not histogram-rounded.
     pub latency_sum_ns: [u128; 3],
     /// Requests completed.
@@ -273,6 +275,7 @@ impl Default for Metrics {
             wrapped_requests: 0,
             host_link_read_ns: 0,
             read_pages_after_write: 0,
+            summary_programs: 0,
             latency_sum_ns: [0; 3],
             requests: 0,
             end_ns: 0,

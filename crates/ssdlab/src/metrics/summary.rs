@@ -191,6 +191,10 @@ pub struct Summary {
     /// The same as % of requests (left out when none).
     #[serde(default, skip_serializing_if = "is_zero_f64")]
     pub wrapped_pct: f64,
+    /// Block summary pages programmed (`ftl.summary_pages`; among `flash.programs`, left out
+    /// when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub summary_programs: u64,
     /// Programs, erases and their suspension.
     pub pe: PeSummary,
     /// % of the simulated span (first arrival → last completion) with no request outstanding.

@@ -86,6 +86,26 @@ impl Simulation<'_> {
             && (op.ppn != NONE || self.ftl.can_alloc(PlaneId(op.plane), Self::stream_of(op)))
     }
 
+    /// The summary pages of a block whose last data page was just allocated are queued as
+    /// programs of their own, with the cause of the data that filled the block.
+    fn queue_summary(&mut self, die: usize, cause: Cause) {
+        while let Some(pages) = self.ftl.take_summary() {
+            let block = self.geo.block_of(Ppn(pages.start));
+            let level = self.ftl.blocks[block.0 as usize].level;
+            let plane = self.geo.plane_of(Ppn(pages.start)).0;
+            for p in pages {
+                let mut op = self.blank_op(OpKind::Program, cause, plane);
+                op.ppn = p;
+                op.level = level;
+                op.summary = true;
+                let id = self.new_op(op);
+                // Internal: behind a host write that waits for GC it could hold the block
+                // back from being full, hence from being a victim.
+                self.enqueue(die, QueueKind::Internal, id);
+            }
+        }
+    }
+
     /// Whether host reads or writes are queued on `die`.
     pub(super) fn host_work_queued(&self, die: usize) -> bool {
         let q = &self.dies[die].queues;
@@ -332,6 +352,7 @@ impl Simulation<'_> {
                 if self.geo.page_in_block(ppn) == 0 {
                     self.block_opened(self.geo.block_of(ppn).0);
                 }
+                self.queue_summary(die, cause);
             }
             self.metrics.flash_op(cause, kind);
             id = next;

@@ -330,6 +330,7 @@ impl Simulation<'_> {
             level: crate::flash::Level::Normal,
             owner: super::ctx::NO_OWNER,
             dedicated: false,
+            summary: false,
             queued_at: SimTime::ZERO,
         }
     }

@@ -160,6 +160,8 @@ pub struct Op {
     pub(crate) owner: u8,
     /// GC: relocate into the plane's dedicated GC blocks (a scheme's choice).
     dedicated: bool,
+    /// A block's summary page (`ftl.summary_pages`): written, never valid.
+    summary: bool,
 }
 
 /// A host request in flight.

@@ -182,6 +182,13 @@ impl Simulation<'_> {
         match (op.kind, op.cause) {
             (OpKind::Read, Cause::User) => self.finish_read(op)?,
             _ if op.owner != super::ctx::NO_OWNER => self.owned_done(op)?,
+            (OpKind::Program, _) if op.summary => {
+                self.metrics.levels.programs[op.level as usize] += 1;
+                self.metrics.summary_programs += 1;
+                self.ftl.commit_unmapped(Ppn(op.ppn));
+                // The block may now be full and a victim for a plane waiting for GC.
+                self.start_gc(op.plane);
+            }
             (OpKind::Program, Cause::Migration) => {
                 self.metrics.levels.programs[op.level as usize] += 1;
                 if op.src == NONE {

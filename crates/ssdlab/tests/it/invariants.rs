@@ -68,6 +68,7 @@ proptest! {
         rule in prop::sample::select(vec!["same-page", "same-page-block-parity", "any"]),
         read_inflight in prop::sample::select(vec!["controller", "flash"]),
         link in prop::sample::select(vec!["none", "sata3", "pcie3x4"]),
+        summary_pages in prop::sample::select(vec![0u32, 0, 1]),
     ) {
         let cfg = tiny_drive(planes, dies, blocks, ppb)
             .set(&format!("flash.multi_plane_rule={rule}")).unwrap()
@@ -75,6 +76,7 @@ proptest! {
             .set(&format!("host.link={link}")).unwrap()
             .set(&format!("ftl.gc_victim={victim}")).unwrap()
             .set(&format!("ftl.allocation={alloc}")).unwrap()
+            .set(&format!("ftl.summary_pages={summary_pages}")).unwrap()
             .set(&format!("sched.policy={policy}")).unwrap()
             .set(&format!("sched.max_outstanding_writes={bound}")).unwrap()
             .set(&format!("flash.copyback={copyback}")).unwrap()
@@ -101,10 +103,18 @@ proptest! {
         prop_assert!(buffer > 0 || voltage == "hire" || s.write_amplification >= 1.0 || s.host_pages["write"] == 0);
         // Every program is a host page flushed (all of them without a buffer), a GC move or a
         // migration; with a buffer, overwrites in DRAM and unflushed dirty pages save programs.
-        let flushed = if buffer == 0 && voltage != "hire" { s.host_pages["write"] } else { s.flash.by_cause["user"][1] };
-        prop_assert_eq!(s.flash.programs, flushed + s.gc.pages_moved + s.flash.by_cause["migration"][1]);
+        // Summary pages are programmed with the cause of the data that filled their block.
+        let rest = s.gc.pages_moved + s.flash.by_cause["migration"][1];
+        if buffer == 0 && voltage != "hire" {
+            prop_assert_eq!(s.flash.programs, s.host_pages["write"] + rest + s.summary_programs);
+        } else {
+            let flushed = s.flash.by_cause["user"][1];
+            prop_assert!(s.flash.programs >= flushed + rest);
+            prop_assert!(s.flash.programs <= flushed + rest + s.summary_programs);
+        }
         prop_assert!(s.staging.redirected <= s.host_pages["read"]);
-        prop_assert!(s.flash.by_cause["user"][1] <= s.host_pages["write"]);
+        prop_assert!(s.flash.by_cause["user"][1] <= s.host_pages["write"] + s.summary_programs);
+        prop_assert!(summary_pages > 0 || s.summary_programs == 0);
     }
 }
 

@@ -378,3 +378,42 @@ fn a_foreground_clean_blocks_the_request_that_triggered_it_for_its_moves_and_era
     assert!(b.gc.count >= 2);
     assert!(background.iter().all(|r| (r - program).abs() < 1e-6));
 }
+
+#[test]
+fn summary_pages_hold_no_data_cost_one_program_per_filled_block_and_shrink_the_logical_space() {
+    // 70 single-page writes in order, far apart, on one plane of 8-page blocks with one
+    // summary page: 7 data pages per block, so 10 blocks fill and 10 summary programs follow.
+    let sets = ["geometry.pages_per_block=8", "ftl.summary_pages=1"];
+    let cfg = config("tiny", &sets);
+    assert_eq!(
+        ssdlab::ftl::logical_pages(&cfg),
+        ((1.0 - cfg.ftl.over_provisioning) * 64.0 * 7.0) as u32
+    );
+    let writes = (0..70u64)
+        .map(|i| {
+            Ok(Request {
+                time_ns: i * 10_000_000,
+                offset_bytes: i * 4096,
+                size_bytes: 4096,
+                op: IoOp::Write,
+                device: 0,
+                content: None,
+            })
+        })
+        .collect();
+    let (s, responses) = run_recorded(&cfg, writes);
+    assert_eq!(s.summary_programs, 10);
+    assert_eq!(s.flash.programs, 70 + 10);
+    // Each summary program runs after the write that filled its block, never ahead of it,
+    // and is done before the next write arrives.
+    let f = &cfg.flash;
+    let program = f.command_us + f.transfer_us + f.program_us;
+    assert!(responses.iter().all(|r| (r - program).abs() < 1e-6));
+    let e = ssdlab::config::ConfigBuilder::preset("tiny")
+        .unwrap()
+        .set("ftl.summary_pages=64")
+        .unwrap()
+        .build()
+        .unwrap_err();
+    assert!(e.to_string().contains("ftl.summary_pages = 64"), "{e}");
+}
