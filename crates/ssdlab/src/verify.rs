@@ -164,6 +164,16 @@ pub fn check_ftl(ftl: &Ftl, newer_elsewhere: &dyn Fn(u32) -> bool) -> Result<(),
         ));
     }
     for (p, plane) in ftl.planes.iter().enumerate() {
+        let first = g.first_block(crate::flash::PlaneId(p as u32)).0 as usize;
+        let blocks = &ftl.blocks[first..first + g.blocks_per_plane as usize];
+        let valid: u64 = blocks.iter().map(|b| u64::from(b.valid)).sum();
+        let inflight: u32 = blocks.iter().map(|b| b.inflight).sum();
+        if (plane.valid, plane.inflight) != (valid, inflight) {
+            return fail(format!(
+                "plane {p}: counts {} valid, {} in flight, but its blocks hold {valid} and {inflight}",
+                plane.valid, plane.inflight
+            ));
+        }
         for std::cmp::Reverse((_, b)) in plane.free.iter() {
             if ftl.blocks[*b as usize].state != BlockState::Free
                 || g.plane_of_block(BlockId(*b)).0 as usize != p

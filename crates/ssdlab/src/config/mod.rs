@@ -151,6 +151,28 @@ pub struct FtlConfig {
     /// serialized config at 0.
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub summary_pages: u32,
+    /// The plane a host write takes within the die static striping gives it. Left out of the
+    /// serialized config at `static`.
+    #[serde(default, skip_serializing_if = "PlaneChoice::is_static")]
+    pub plane_choice: PlaneChoice,
+}
+
+/// The plane of a host write within its die (`ftl.plane_choice`, static allocation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlaneChoice {
+    /// The plane striping gives the logical page.
+    #[default]
+    Static,
+    /// The plane of the die with the most free pages (DiskSim's SSD model), among those
+    /// holding less than their share of the logical data.
+    MostFree,
+}
+
+impl PlaneChoice {
+    fn is_static(&self) -> bool {
+        *self == PlaneChoice::Static
+    }
 }
 
 /// How GC work shares its die with host work (`ftl.gc_mode`).

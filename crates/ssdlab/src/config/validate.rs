@@ -95,6 +95,15 @@ fn check_geometry(raw: &RawConfig, errs: &mut Vec<String>) {
 fn check_ftl(raw: &RawConfig, errs: &mut Vec<String>) {
     let g = &raw.geometry;
     let t = &raw.ftl;
+    if t.plane_choice == super::PlaneChoice::MostFree
+        && (t.allocation != super::Allocation::Static
+            || raw.redundancy.scheme != RedundancyScheme::None
+            || raw.staging.design != StagingDesign::None)
+    {
+        errs.push(
+            "ftl.plane_choice = \"most-free\": needs ftl.allocation = \"static\" (dynamic allocation chooses the plane itself) and no redundancy or staging scheme (they place pages plane for plane)".to_string(),
+        );
+    }
     if t.summary_pages > 0
         && (raw.redundancy.scheme != RedundancyScheme::None
             || raw.staging.design != StagingDesign::None)

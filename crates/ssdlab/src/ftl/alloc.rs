@@ -1,8 +1,8 @@
 //! Write placement: which plane a host write of a logical page goes to.
 
-use crate::config::{Allocation, StripeDim};
-use crate::flash::{Die, Geometry, PlaneId};
-use crate::ftl::blocks::PlaneInfo;
+use crate::config::{Allocation, PlaneChoice, StripeDim};
+use crate::flash::{Die, Geometry, Level, PlaneId};
+use crate::ftl::blocks::{BlockInfo, PlaneInfo, Stream};
 
 /// What a placement policy may look at.
 pub struct AllocView<'a> {
@@ -12,6 +12,10 @@ pub struct AllocView<'a> {
     pub dies: &'a [Die],
     /// Planes (their pools give their free blocks).
     pub planes: &'a [PlaneInfo],
+    /// Blocks (an open block's write pointer gives its free pages).
+    pub blocks: &'a [BlockInfo],
+    /// Per plane: host writes placed there that have not taken their page yet.
+    pub placed: &'a [u32],
     /// GC threshold in free blocks per plane.
     pub gc_threshold: u32,
 }
@@ -69,6 +73,51 @@ impl WritePlace for Striping {
     }
 }
 
+/// The die static striping gives the logical page, then the plane of that die with the most
+/// free pages for host data (free blocks, and the rest of its open host block), among the
+/// planes whose valid, in-flight and placed pages stay below their share of the logical data
+/// (`cap`). Without the cap, data piles up on the planes that stay free while another plane's
+/// invalid pages wait for a GC that its writes would trigger, until a plane is full of valid
+/// data; pages placed but not yet programmed count, or a burst of writes overshoots it. Ties
+/// go to the striped plane.
+#[derive(Debug, Clone)]
+pub struct MostFree {
+    striping: Striping,
+    cap: u64,
+}
+
+impl WritePlace for MostFree {
+    fn place(&mut self, lpn: u32, v: &AllocView) -> PlaneId {
+        let home = self.striping.plane(lpn).0 as usize;
+        let ppd = v.geo.planes_per_die as usize;
+        let first = home - home % ppd;
+        let ppb = v.geo.pages_per_block;
+        let held = |p: usize| {
+            let pl = &v.planes[p];
+            pl.valid + u64::from(pl.inflight) + u64::from(v.placed[p])
+        };
+        let free_pages = |p: usize| {
+            let pl = &v.planes[p];
+            let open = pl.active[Stream::user(Level::Normal).index()];
+            let rest = v
+                .blocks
+                .get(open as usize)
+                .map_or(0, |b| ppb.saturating_sub(b.write_ptr));
+            u64::from(pl.free_blocks()) * u64::from(ppb) + u64::from(rest)
+        };
+        let best = (first..first + ppd)
+            .filter(|&p| held(p) < self.cap)
+            .max_by_key(|&p| (free_pages(p), p == home, std::cmp::Reverse(p)));
+        // Every plane of the die at its share: the one holding least.
+        let p = best.unwrap_or_else(|| {
+            (first..first + ppd)
+                .min_by_key(|&p| (held(p), p != home))
+                .expect("a die has at least one plane")
+        });
+        PlaneId(p as u32)
+    }
+}
+
 /// Least-busy die first (skipping dies whose planes are all at the GC threshold while others are
 /// not), then the plane of that die with most free blocks. Ties go to the lowest index.
 #[derive(Debug, Default)]
@@ -95,11 +144,16 @@ impl WritePlace for LeastBusy {
     }
 }
 
-/// The policy object for a config value.
-pub fn policy(a: Allocation, order: [StripeDim; 4], g: &Geometry) -> Box<dyn WritePlace> {
-    match a {
-        Allocation::Static => Box::new(Striping::new(order, g)),
-        Allocation::Dynamic => Box::new(LeastBusy),
+/// The policy object for a config's allocation; `logical` pages of host data.
+pub fn policy(cfg: &crate::config::Config, g: &Geometry, logical: u32) -> Box<dyn WritePlace> {
+    let striping = Striping::new(cfg.ftl.stripe_order, g);
+    match (cfg.ftl.allocation, cfg.ftl.plane_choice) {
+        (Allocation::Static, PlaneChoice::Static) => Box::new(striping),
+        (Allocation::Static, PlaneChoice::MostFree) => Box::new(MostFree {
+            striping,
+            cap: u64::from(logical).div_ceil(u64::from(g.data_planes())),
+        }),
+        (Allocation::Dynamic, _) => Box::new(LeastBusy),
     }
 }
 
@@ -164,6 +218,48 @@ mod tests {
     }
 
     #[test]
+    fn most_free_takes_the_roomiest_plane_of_the_striped_die_below_its_share() {
+        let g = geo();
+        let dies = dies_with_load(&[0, 0, 0, 0]);
+        let mut planes = planes_with_free(&[5, 6, 5, 5, 1, 1, 5, 5]);
+        let mut placed = [0u32; 8];
+        let order = [
+            StripeDim::Plane,
+            StripeDim::Die,
+            StripeDim::Chip,
+            StripeDim::Channel,
+        ];
+        let mut m = MostFree {
+            striping: Striping::new(order, &g),
+            cap: 10,
+        };
+        let mut at = |lpn: u32, planes: &[PlaneInfo], placed: &[u32]| {
+            let v = AllocView {
+                geo: &g,
+                dies: &dies,
+                planes,
+                blocks: &[],
+                placed,
+                gc_threshold: 2,
+            };
+            m.place(lpn, &v)
+        };
+        // lpn 0 stripes to plane 0; plane 1 of its die has more free blocks.
+        assert_eq!(at(0, &planes, &placed), PlaneId(1));
+        // Valid, in-flight and placed pages all count against a plane's share.
+        planes[1].valid = 6;
+        planes[1].inflight = 2;
+        placed[1] = 2;
+        assert_eq!(at(0, &planes, &placed), PlaneId(0));
+        // Both at their share: the one holding fewer pages.
+        planes[0].valid = 11;
+        assert_eq!(at(0, &planes, &placed), PlaneId(1));
+        // lpn 4 stripes to plane 4, whose die's planes have as much room each: a tie goes
+        // to the striped plane.
+        assert_eq!(at(4, &planes, &placed), PlaneId(4));
+    }
+
+    #[test]
     fn least_busy_avoids_loaded_and_pressured_dies() {
         let g = geo();
         let planes = planes_with_free(&[5, 6, 5, 5, 1, 1, 5, 5]);
@@ -172,6 +268,8 @@ mod tests {
             geo: &g,
             dies: &dies,
             planes: &planes,
+            blocks: &[],
+            placed: &[0; 8],
             gc_threshold: 2,
         };
         // Die 2 is idle but both its planes are at the GC threshold: die 1 wins.
@@ -181,6 +279,8 @@ mod tests {
             geo: &g,
             dies: &dies,
             planes: &planes,
+            blocks: &[],
+            placed: &[0; 8],
             gc_threshold: 2,
         };
         assert_eq!(LeastBusy.place(0, &view), PlaneId(1));

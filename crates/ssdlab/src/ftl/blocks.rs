@@ -126,6 +126,10 @@ pub struct PlaneInfo {
     pub gc_running: bool,
     /// The plane belongs to the staging chip (no host data, no GC).
     pub staging: bool,
+    /// Valid pages in the plane's blocks (the sum of their `valid`).
+    pub valid: u64,
+    /// Pages allocated and not yet programmed (the sum of its blocks' `inflight`).
+    pub inflight: u32,
 }
 
 impl PlaneInfo {
@@ -136,6 +140,8 @@ impl PlaneInfo {
             active: [u32::MAX; Stream::COUNT],
             gc_running: false,
             staging: false,
+            valid: 0,
+            inflight: 0,
         }
     }
     /// Free blocks in the pool.

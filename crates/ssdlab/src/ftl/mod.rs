@@ -186,6 +186,7 @@ impl Ftl {
         let ppn = Ppn(active * ppb + blk.write_ptr);
         blk.write_ptr += 1;
         blk.inflight += 1;
+        p.inflight += 1;
         blk.last_write = now;
         if blk.write_ptr == self.data_ppb {
             p.active[stream.index()] = NONE;
@@ -193,6 +194,7 @@ impl Ftl {
                 // The summary pages are allocated with the last data page; the caller
                 // programs them (`take_summary`).
                 blk.inflight += ppb - self.data_ppb;
+                p.inflight += ppb - self.data_ppb;
                 blk.write_ptr = ppb;
                 self.summaries.push(active);
             }
@@ -306,6 +308,7 @@ impl Ftl {
     fn settle(&mut self, ppn: Ppn, version: u32) {
         self.map.programmed(ppn.0, version);
         let block = self.geo.block_of(ppn).0 as usize;
+        self.planes[self.geo.plane_of(ppn).0 as usize].inflight -= 1;
         let b = &mut self.blocks[block];
         b.inflight -= 1;
         if b.write_ptr == self.geo.pages_per_block
@@ -321,6 +324,7 @@ impl Ftl {
         if old != NONE {
             let b = self.geo.block_of(Ppn(old)).0 as usize;
             self.blocks[b].valid -= 1;
+            self.planes[self.geo.plane_of(Ppn(old)).0 as usize].valid -= 1;
             self.rekey(b);
         }
     }
@@ -329,7 +333,20 @@ impl Ftl {
     fn validate(&mut self, ppn: Ppn) {
         let b = self.geo.block_of(ppn).0 as usize;
         self.blocks[b].valid += 1;
+        self.planes[self.geo.plane_of(ppn).0 as usize].valid += 1;
         self.rekey(b);
+    }
+
+    /// Sets every plane's valid and in-flight counts from its blocks' (after a fill that wrote
+    /// blocks directly).
+    pub(crate) fn recount_planes(&mut self) {
+        let n = self.geo.blocks_per_plane as usize;
+        for (p, plane) in self.planes.iter_mut().enumerate() {
+            let first = self.geo.first_block(PlaneId(p as u32)).0 as usize;
+            let blocks = &self.blocks[first..first + n];
+            plane.valid = blocks.iter().map(|b| u64::from(b.valid)).sum();
+            plane.inflight = blocks.iter().map(|b| b.inflight).sum();
+        }
     }
 
     /// A host write of `version` of `lpn` landed in `ppn`. It becomes the mapping unless a newer

@@ -63,7 +63,9 @@ impl Ftl {
             0
         };
         if p.method == FillMethod::Direct {
-            return self.fill_direct(set, extra, rng, level, progress);
+            let written = self.fill_direct(set, extra, rng, level, progress);
+            self.recount_planes();
+            return written;
         }
         let total = n + extra;
         for done in 0..total {

@@ -118,6 +118,8 @@ impl Simulation<'_> {
             geo: &self.geo,
             dies: &self.dies,
             planes: &self.ftl.planes,
+            blocks: &self.ftl.blocks,
+            placed: &self.placed,
             gc_threshold: self.ftl.gc_threshold,
         };
         let plane = self.place.place(e.lpn, &view).0;

@@ -349,6 +349,10 @@ impl Simulation<'_> {
                     .alloc(PlaneId(plane), stream, now)
                     .expect("dispatch checked that the stream can allocate");
                 self.ops[id as usize].ppn = ppn.0;
+                let placed = std::mem::replace(&mut self.ops[id as usize].placed, NONE);
+                if placed != NONE {
+                    self.placed[placed as usize] -= 1;
+                }
                 if self.geo.page_in_block(ppn) == 0 {
                     self.block_opened(self.geo.block_of(ppn).0);
                 }

@@ -331,6 +331,7 @@ impl Simulation<'_> {
             owner: super::ctx::NO_OWNER,
             dedicated: false,
             summary: false,
+            placed: NONE,
             queued_at: SimTime::ZERO,
         }
     }
@@ -504,10 +505,14 @@ impl Simulation<'_> {
             geo: &self.geo,
             dies: &self.dies,
             planes: &self.ftl.planes,
+            blocks: &self.ftl.blocks,
+            placed: &self.placed,
             gc_threshold: self.ftl.gc_threshold,
         };
         let plane = self.place.place(lpn, &view).0;
+        self.placed[plane as usize] += 1;
         let mut op = self.blank_op(OpKind::Program, Cause::User, plane);
+        op.placed = plane;
         op.lpn = lpn;
         op.version = version;
         op.req = req;

@@ -162,6 +162,9 @@ pub struct Op {
     dedicated: bool,
     /// A block's summary page (`ftl.summary_pages`): written, never valid.
     summary: bool,
+    /// A host write counted in `placed` on this plane until it takes its page (`NONE`: not
+    /// counted; the op's own plane may change before then, as dynamic allocation re-places it).
+    placed: u32,
 }
 
 /// A host request in flight.
@@ -265,6 +268,8 @@ pub struct Simulation<'w> {
     ready_reads: Vec<(u32, u32, u32)>,
     /// GC starts only while host work waits on the plane's die (`ftl.gc_mode = "foreground"`).
     gc_waits_for_host: bool,
+    /// Per plane: host writes placed there that have not taken their page yet.
+    placed: Vec<u32>,
     /// Where per-request records go, if asked for ([`Simulation::on_request`]).
     request_sink: Option<crate::metrics::RequestSink<'w>>,
     /// Per request slot, while records are asked for: what its record needs.
@@ -328,7 +333,7 @@ impl<'w> Simulation<'w> {
             free_ops: Vec::new(),
             reqs: Vec::new(),
             free_reqs: Vec::new(),
-            place: alloc::policy(cfg.ftl.allocation, cfg.ftl.stripe_order, &geo),
+            place: alloc::policy(cfg, &geo, ftl.map.logical_pages()),
             sched: sched::policy(cfg.sched.policy),
             policies,
             gc_jobs: vec![GcJob::default(); geo.planes() as usize],
@@ -353,6 +358,7 @@ impl<'w> Simulation<'w> {
             request_sink: None,
             details: Vec::new(),
             gc_waits_for_host: false,
+            placed: vec![0; geo.planes() as usize],
             cfg: cfg.clone(),
             opts,
             geo,
@@ -457,6 +463,14 @@ impl<'w> Simulation<'w> {
                     || policies.list.iter().flatten().any(|p| p.holds_newer(lpn))
             };
             verify::check_ftl(&self.ftl, &newer)?;
+            // Every placed host write took its page (or its count would bias `most-free`).
+            if let Some(p) = self.placed.iter().position(|&n| n != 0) {
+                return Err(VerifyError(format!(
+                    "plane {p}: {} host writes still counted as placed after the run",
+                    self.placed[p]
+                ))
+                .into());
+            }
             for p in self.policies.list.iter().flatten() {
                 p.verify(&self.ftl)?;
             }

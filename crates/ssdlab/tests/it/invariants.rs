@@ -69,6 +69,7 @@ proptest! {
         read_inflight in prop::sample::select(vec!["controller", "flash"]),
         link in prop::sample::select(vec!["none", "sata3", "pcie3x4"]),
         summary_pages in prop::sample::select(vec![0u32, 0, 1]),
+        plane_choice in prop::sample::select(vec!["static", "most-free"]),
     ) {
         let cfg = tiny_drive(planes, dies, blocks, ppb)
             .set(&format!("flash.multi_plane_rule={rule}")).unwrap()
@@ -77,6 +78,7 @@ proptest! {
             .set(&format!("ftl.gc_victim={victim}")).unwrap()
             .set(&format!("ftl.allocation={alloc}")).unwrap()
             .set(&format!("ftl.summary_pages={summary_pages}")).unwrap()
+            .set(&format!("ftl.plane_choice={plane_choice}")).unwrap()
             .set(&format!("sched.policy={policy}")).unwrap()
             .set(&format!("sched.max_outstanding_writes={bound}")).unwrap()
             .set(&format!("flash.copyback={copyback}")).unwrap()
