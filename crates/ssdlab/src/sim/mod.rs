@@ -3,6 +3,7 @@
 //! Components hold no pointers to each other; handlers in this module (split by concern into
 //! `host`, `die` and `gc`) read and update them and push new events.
 
+mod admit;
 mod buffered;
 mod ctx;
 mod die;
@@ -198,7 +199,7 @@ struct HostState {
     held: std::collections::VecDeque<(SimTime, crate::workload::Request)>,
     /// Admitted requests with pages still to issue when the page window is full, in order
     /// (while any waits, no further request arrives).
-    backlog: std::collections::VecDeque<host::Backlog>,
+    backlog: std::collections::VecDeque<admit::Backlog>,
     /// Host pages issued and not yet done (bounded by `host.max_pages_in_flight`).
     pages_in_flight: u64,
     /// Arrival time of the latest request fetched.

@@ -1,0 +1,341 @@
+//! Host admission: arrivals, the host link to the drive, the write-queue bound, the range
+//! check, and issuing a request's pages under the page window (`host.max_pages_in_flight`).
+
+use super::{Event, ReqState, SimError, Simulation};
+use crate::config::OutOfRange;
+use crate::time::SimTime;
+use crate::workload::trace::TraceError;
+use crate::workload::{IoOp, Request};
+
+/// An admitted request whose pages are not all issued yet (see `host.max_pages_in_flight`).
+#[derive(Debug)]
+pub(super) struct Backlog {
+    req: u32,
+    r: Request,
+    /// First page and the next to issue (absolute page numbers), one past the last.
+    first: u64,
+    next: u64,
+    end: u64,
+    /// The host-map layer's mark taken before the first page.
+    mark: Option<u64>,
+    /// Some of its pages waited for the window (counted once).
+    waited: bool,
+}
+
+/// Latest arrival time a run accepts, ns (~32 years): every later event is at most hours past
+/// an arrival, so simulated time stays far below `u64::MAX` and never wraps.
+const MAX_ARRIVAL_NS: f64 = 1e18;
+
+impl Simulation<'_> {
+    /// Pulls the next request from the workload and schedules its arrival.
+    pub(super) fn fetch_next(&mut self) -> Result<(), SimError> {
+        if self.host.next.is_some() || self.host.exhausted {
+            return Ok(());
+        }
+        match self.workload.next() {
+            None => self.host.exhausted = true,
+            Some(Err(e)) => return Err(e.into()),
+            Some(Ok(r)) => {
+                let at = if self.closed_loop() {
+                    self.now
+                } else {
+                    let at_ns = (r.time_ns as f64 * self.cfg.host.time_scale).round();
+                    if at_ns > MAX_ARRIVAL_NS {
+                        return Err(SimError::TimeLimit {
+                            request: self.host.issued,
+                            at_ns,
+                            limit: MAX_ARRIVAL_NS,
+                        });
+                    }
+                    // Arrivals never go back in time; one that waited for the page window keeps
+                    // its own arrival time.
+                    SimTime(at_ns as u64).max(self.host.last_arrival)
+                };
+                self.host.last_arrival = at;
+                self.host.next = Some((at, r));
+                self.schedule_arrival();
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn schedule_arrival(&mut self) {
+        let Some((at, _)) = &self.host.next else {
+            return;
+        };
+        if self.host.arrival_scheduled || !self.host.backlog.is_empty() {
+            return;
+        }
+        if self.closed_loop() && self.host.outstanding >= self.cfg.host.queue_depth {
+            return;
+        }
+        let at = (*at).max(self.now);
+        self.host.arrival_scheduled = true;
+        self.schedule(at, Event::Arrival);
+    }
+
+    /// The next request arrives: it crosses the host link first if there is one, then enters
+    /// the drive ([`Self::accept`]).
+    pub(super) fn on_arrival(&mut self) -> Result<(), SimError> {
+        self.host.arrival_scheduled = false;
+        let Some((at, r)) = self.host.next.take() else {
+            return Ok(());
+        };
+        let arrival = if self.closed_loop() { self.now } else { at };
+        self.check_range(&r, self.host.issued)?;
+        self.admit();
+        if let Some(link) = self.link.as_mut() {
+            let data = if r.op == IoOp::Write { r.size_bytes } else { 0 };
+            let there = link.submit(self.now, data);
+            self.host.linking.push_back((arrival, r));
+            self.schedule(there, Event::LinkIn);
+        } else {
+            self.accept(arrival, r)?;
+        }
+        self.fetch_next()
+    }
+
+    /// The oldest request on the host link has reached the drive.
+    pub(super) fn on_link_in(&mut self) -> Result<(), SimError> {
+        let (arrival, r) = self
+            .host
+            .linking
+            .pop_front()
+            .expect("a request on the link");
+        if r.op == IoOp::Read {
+            self.metrics.host_link_read_ns += self.now.since(arrival);
+        }
+        self.accept(arrival, r)
+    }
+
+    /// A request enters the drive's queues: a write the bounded write queue cannot take now
+    /// (or that would overtake held writes) waits in arrival order; everything else is issued.
+    fn accept(&mut self, arrival: SimTime, r: Request) -> Result<(), SimError> {
+        if r.op == IoOp::Write && (!self.host.held.is_empty() || self.write_queue_full(&r)) {
+            self.metrics.host_stalls += 1;
+            self.host.held.push_back((arrival, r));
+            Ok(())
+        } else {
+            self.issue(arrival, r)
+        }
+    }
+
+    /// Whether write `r` does not fit the bounded write queue now (a write always fits an
+    /// empty queue).
+    pub(super) fn write_queue_full(&self, r: &Request) -> bool {
+        let bound = self.cfg.sched.max_outstanding_writes;
+        if bound == 0 || self.host.outstanding_write_pages == 0 {
+            return false;
+        }
+        self.host.outstanding_write_pages + self.pages_of(r) > bound
+    }
+
+    /// A request enters the drive: it is outstanding from now (ending an idle period).
+    fn admit(&mut self) {
+        if self.host.outstanding == 0 && self.host.issued > 0 {
+            self.metrics.idle_ns += self.now.since(self.host.idle_since);
+        }
+        self.host.outstanding += 1;
+        self.host.issued += 1;
+    }
+
+    fn pages_of(&self, r: &Request) -> u32 {
+        let pages = self.page_range(r);
+        (pages.end - pages.start) as u32
+    }
+
+    /// The host pages request `r` covers (the end saturates for bytes past 2^64, which
+    /// [`Self::check_range`] refuses).
+    fn page_range(&self, r: &Request) -> std::ops::Range<u64> {
+        let ps = u64::from(self.geo.page_size_bytes);
+        r.offset_bytes / ps..r.offset_bytes.saturating_add(r.size_bytes).div_ceil(ps)
+    }
+
+    /// Refuses request number `index` if it cannot be addressed; counts it if it reaches past
+    /// the logical capacity and is folded onto it (`ftl.out_of_range = "wrap"`).
+    fn check_range(&mut self, r: &Request, index: u64) -> Result<(), SimError> {
+        let ps = u64::from(self.geo.page_size_bytes);
+        let logical = u64::from(self.host_pages());
+        // A request ending past 2^64 bytes cannot be addressed (readers refuse it; this guards
+        // requests from other sources).
+        let Some(end_bytes) = r.offset_bytes.checked_add(r.size_bytes) else {
+            return Err(TraceError::OutOfRange {
+                index,
+                offset: r.offset_bytes,
+                end: u64::MAX,
+                capacity: logical * ps,
+            }
+            .into());
+        };
+        if end_bytes.div_ceil(ps) > logical {
+            if self.cfg.ftl.out_of_range == OutOfRange::Error {
+                return Err(TraceError::OutOfRange {
+                    index,
+                    offset: r.offset_bytes,
+                    end: end_bytes,
+                    capacity: logical * ps,
+                }
+                .into());
+            }
+            self.metrics.wrapped_requests += 1;
+        }
+        Ok(())
+    }
+
+    /// Admits request `r` (checked by [`Self::check_range`]) and queues its pages, as many as
+    /// the page window takes.
+    pub(super) fn issue(&mut self, arrival: SimTime, r: Request) -> Result<(), SimError> {
+        let std::ops::Range { start: first, end } = self.page_range(&r);
+        let state = ReqState {
+            arrival,
+            pages_left: (end - first) as u32,
+            read: r.op == IoOp::Read,
+            bytes: r.size_bytes,
+        };
+        let req = match self.free_reqs.pop() {
+            Some(i) => {
+                self.reqs[i as usize] = state;
+                i
+            }
+            None => {
+                self.reqs.push(state);
+                (self.reqs.len() - 1) as u32
+            }
+        };
+        self.detail_admitted(req, &r, (end - first) as u32);
+        let mut b = Backlog {
+            req,
+            r,
+            first,
+            next: first,
+            end,
+            mark: None,
+            waited: false,
+        };
+        if self.host.backlog.is_empty() {
+            if !self.issue_pages(&mut b)? {
+                self.host.backlog.push_front(b);
+            }
+        } else {
+            self.note_wait(&mut b);
+            self.host.backlog.push_back(b);
+        }
+        Ok(())
+    }
+
+    /// Counts a request the first time some of its pages wait for the page window.
+    fn note_wait(&mut self, b: &mut Backlog) {
+        if !b.waited {
+            b.waited = true;
+            self.metrics.window_waits += 1;
+        }
+    }
+
+    /// Queues the next pages of a request while the page window has room; returns whether all
+    /// are queued (what is left must wait at the front of the backlog).
+    fn issue_pages(&mut self, b: &mut Backlog) -> Result<bool, SimError> {
+        let logical = u64::from(self.host_pages());
+        let window = u64::from(self.cfg.host.max_pages_in_flight);
+        let read = b.r.op == IoOp::Read;
+        if b.next == b.first {
+            b.mark = self.map_mark();
+        }
+        // Queue pages first, then dispatch, so the pages of one request can share a
+        // multi-plane operation.
+        let mut touched = std::mem::take(&mut self.touched_dies);
+        while b.next < b.end && self.host.pages_in_flight < window {
+            let page = b.next;
+            b.next += 1;
+            self.host.pages_in_flight += 1;
+            let lpn = (page % logical) as u32;
+            let die = if read {
+                self.read_page(b.req, lpn)?
+            } else {
+                self.write_page(b.req, lpn, b.r.page_print(page - b.first))?
+            };
+            if let Some(d) = die.filter(|d| !touched.contains(d)) {
+                touched.push(d);
+            }
+        }
+        let done = b.next == b.end;
+        if done {
+            if let Some(before) = b.mark {
+                self.map_request_done(read, b.end - b.first, before);
+            }
+        } else {
+            self.note_wait(b);
+        }
+        for &d in &touched {
+            self.try_dispatch(d);
+        }
+        touched.clear();
+        self.touched_dies = touched;
+        Ok(done)
+    }
+
+    /// Issues waiting pages while the page window has room; once none waits, the next
+    /// request may arrive.
+    pub(super) fn drain_backlog(&mut self) -> Result<(), SimError> {
+        let window = u64::from(self.cfg.host.max_pages_in_flight);
+        while self.host.pages_in_flight < window {
+            let Some(mut b) = self.host.backlog.pop_front() else {
+                break;
+            };
+            if !self.issue_pages(&mut b)? {
+                self.host.backlog.push_front(b);
+            }
+        }
+        if self.host.backlog.is_empty() {
+            self.schedule_arrival();
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigBuilder;
+    use crate::sim::RunOptions;
+
+    /// Operation slots a run allocated (they are reused, never freed): its peak of work in
+    /// flight.
+    fn op_slots(window: u32) -> usize {
+        let cfg = ConfigBuilder::preset("tiny")
+            .unwrap()
+            .set(&format!("host.max_pages_in_flight={window}"))
+            .unwrap()
+            .build()
+            .unwrap();
+        // One 4 MiB write: 1,024 pages on a one-die drive.
+        let big = Request {
+            time_ns: 0,
+            offset_bytes: 0,
+            size_bytes: 4 << 20,
+            op: IoOp::Write,
+            device: 0,
+            content: None,
+        };
+        let mut it = std::iter::once(Ok(big));
+        let opts = RunOptions {
+            seed: 1,
+            verify: true,
+            ..Default::default()
+        };
+        let mut sim = Simulation::new(&cfg, opts, &mut it).unwrap();
+        sim.replay().unwrap();
+        assert_eq!(sim.metrics.requests, 1);
+        assert_eq!(sim.host.pages_in_flight, 0);
+        sim.ops.len()
+    }
+
+    #[test]
+    fn page_window_bounds_the_work_a_huge_request_holds() {
+        // Without a binding window every page of the request is queued at once.
+        assert!(op_slots(crate::config::DEFAULT_PAGE_WINDOW) >= 1024);
+        // With 32 pages in flight, slots stay below the window plus one block of GC moves
+        // and its erase.
+        let slots = op_slots(32);
+        assert!(slots <= 32 + 64 + 1, "{slots}");
+    }
+}
