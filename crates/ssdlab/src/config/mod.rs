@@ -155,6 +155,18 @@ pub struct FtlConfig {
     /// serialized config at `static`.
     #[serde(default, skip_serializing_if = "PlaneChoice::is_static")]
     pub plane_choice: PlaneChoice,
+    /// GC jobs a plane may run at once (each its own victim; MQSim allows several). Left out
+    /// of the serialized config at 1.
+    #[serde(default = "one_job", skip_serializing_if = "is_one_job")]
+    pub gc_jobs_per_plane: u32,
+}
+
+fn one_job() -> u32 {
+    1
+}
+
+fn is_one_job(n: &u32) -> bool {
+    *n == 1
 }
 
 /// The plane of a host write within its die (`ftl.plane_choice`, static allocation).

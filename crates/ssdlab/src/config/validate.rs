@@ -113,6 +113,12 @@ fn check_ftl(raw: &RawConfig, errs: &mut Vec<String>) {
             t.summary_pages, raw.redundancy.scheme, raw.staging.design
         ).to_lowercase());
     }
+    if !(1..=64).contains(&t.gc_jobs_per_plane) {
+        errs.push(format!(
+            "ftl.gc_jobs_per_plane = {}: must be in 1..=64",
+            t.gc_jobs_per_plane
+        ));
+    }
     if t.summary_pages >= g.pages_per_block && g.pages_per_block > 0 {
         errs.push(format!(
             "ftl.summary_pages = {}: must be below geometry.pages_per_block = {} (a block needs a data page)",

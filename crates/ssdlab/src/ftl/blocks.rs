@@ -122,8 +122,8 @@ pub struct PlaneInfo {
     pub free: BinaryHeap<Reverse<(u32, u32)>>,
     /// Active block per stream (`u32::MAX` = none).
     pub active: [u32; Stream::COUNT],
-    /// A GC job is running on this plane.
-    pub gc_running: bool,
+    /// GC jobs running on this plane (victim chosen, not yet erased).
+    pub gc_jobs: u32,
     /// The plane belongs to the staging chip (no host data, no GC).
     pub staging: bool,
     /// Valid pages in the plane's blocks (the sum of their `valid`).
@@ -138,7 +138,7 @@ impl PlaneInfo {
         PlaneInfo {
             free: (first..first + n).map(|b| Reverse((0, b))).collect(),
             active: [u32::MAX; Stream::COUNT],
-            gc_running: false,
+            gc_jobs: 0,
             staging: false,
             valid: 0,
             inflight: 0,
@@ -148,9 +148,15 @@ impl PlaneInfo {
     pub fn free_blocks(&self) -> u32 {
         self.free.len() as u32
     }
-    /// Whether GC should start: a data plane with no GC job, at or below `threshold` free blocks.
-    pub fn needs_gc(&self, threshold: u32) -> bool {
-        !self.staging && !self.gc_running && self.free_blocks() <= threshold
+    /// Whether GC should start: a data plane running fewer than `max_jobs` GC jobs, at or
+    /// below `threshold` free blocks. A further job starts only while the free blocks could
+    /// give every job, itself included, a new block per GC stream (`reserve` of them).
+    pub fn needs_gc(&self, threshold: u32, max_jobs: u32, reserve: u32) -> bool {
+        let free = self.free_blocks();
+        !self.staging
+            && self.gc_jobs < max_jobs
+            && free <= threshold
+            && (self.gc_jobs == 0 || free >= (self.gc_jobs + 1) * reserve)
     }
     /// Takes the least-erased free block as `stream`'s active block; returns its global number.
     pub fn take_free(&mut self, stream: Stream) -> Option<u32> {

@@ -289,7 +289,7 @@ impl PlaneFill<'_> {
     }
 
     fn clean(&mut self) -> Result<(), PreconditionError> {
-        while self.info.needs_gc(self.rules.threshold) {
+        while self.info.needs_gc(self.rules.threshold, 1, 1) {
             self.gc()?;
         }
         Ok(())

@@ -54,6 +54,8 @@ pub struct Ftl {
     /// Blocks whose data pages are all allocated and whose summary pages are due, oldest
     /// first (taken by [`Ftl::take_summary`]).
     summaries: Vec<u32>,
+    /// GC jobs a plane may run at once.
+    max_gc_jobs: u32,
 }
 
 /// Logical capacity in pages: data pages × (1 − over-provisioning), rounded down, where the
@@ -132,6 +134,7 @@ impl Ftl {
             gc_reserve: 1 + u32::from(cfg.shadow.gc.separates()),
             data_ppb: geo.pages_per_block - cfg.ftl.summary_pages,
             summaries: Vec::new(),
+            max_gc_jobs: cfg.ftl.gc_jobs_per_plane,
             geo,
         })
     }
@@ -149,9 +152,10 @@ impl Ftl {
         if active != NONE && self.blocks[active as usize].write_ptr < self.data_ppb {
             return true;
         }
-        // Host writes leave one free block per GC stream, so a GC job can always finish: a
-        // victim's pages need at most one new block per stream and its erase gives one back.
-        p.free_blocks() > stream.reserve(self.gc_reserve)
+        // Host writes leave one free block per GC stream for every GC job running (at least
+        // one), so the jobs can always finish: a victim's pages need at most one new block per
+        // stream and its erase gives one back.
+        p.free_blocks() > stream.reserve(self.gc_reserve * p.gc_jobs.max(1))
     }
 
     /// Where `stream`'s next page on `plane` would go, as (block number within the plane, page
@@ -401,7 +405,7 @@ impl Ftl {
 
     /// Whether `plane` should start GC now.
     pub fn needs_gc(&self, plane: PlaneId) -> bool {
-        self.planes[plane.0 as usize].needs_gc(self.gc_threshold)
+        self.planes[plane.0 as usize].needs_gc(self.gc_threshold, self.max_gc_jobs, self.gc_reserve)
     }
 
     /// Chooses and claims a victim on `plane`; `None` if no block has an invalid page.
@@ -417,7 +421,7 @@ impl Ftl {
         let b = first + i;
         self.blocks[b].state = BlockState::Victim;
         self.rekey(b);
-        self.planes[plane.0 as usize].gc_running = true;
+        self.planes[plane.0 as usize].gc_jobs += 1;
         Some(BlockId(b as u32))
     }
 
@@ -428,13 +432,13 @@ impl Ftl {
         let b = block.0 as usize;
         if self.blocks[b].state != BlockState::Full
             || self.blocks[b].valid == 0
-            || self.planes[plane.0 as usize].gc_running
+            || self.planes[plane.0 as usize].gc_jobs > 0
         {
             return false;
         }
         self.blocks[b].state = BlockState::Victim;
         self.rekey(b);
-        self.planes[plane.0 as usize].gc_running = true;
+        self.planes[plane.0 as usize].gc_jobs += 1;
         true
     }
 
@@ -469,7 +473,7 @@ impl Ftl {
         })
     }
 
-    /// Erases a victim block and returns it to its plane's free pool; GC on the plane ends.
+    /// Erases a victim block and returns it to its plane's free pool; its GC job ends.
     pub fn erase(&mut self, block: BlockId) {
         let plane = self.geo.plane_of_block(block);
         let b = &mut self.blocks[block.0 as usize];
@@ -477,7 +481,7 @@ impl Ftl {
         debug_assert_eq!(b.zombies, 0, "erasing a block with zombie pages");
         let p = &mut self.planes[plane.0 as usize];
         p.reclaim(block.0, b);
-        p.gc_running = false;
+        p.gc_jobs -= 1;
     }
 
     /// Free blocks of every plane, in plane order.

@@ -200,6 +200,8 @@ pub struct Metrics {
     pub gc_time_ns: u64,
     /// Valid pages GC relocated.
     pub gc_pages_moved: u64,
+    /// Most GC jobs one plane ran at once.
+    pub gc_max_concurrent: u32,
     /// Multi-plane operations (gangs of two or more pages).
     pub multi_plane_ops: u64,
     /// Program/erase and suspension accounting.
@@ -261,6 +263,7 @@ impl Default for Metrics {
             gc_count: 0,
             gc_time_ns: 0,
             gc_pages_moved: 0,
+            gc_max_concurrent: 0,
             multi_plane_ops: 0,
             pe: PeMetrics::default(),
             buffer: BufferMetrics::default(),

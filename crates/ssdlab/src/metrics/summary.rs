@@ -108,6 +108,13 @@ pub struct GcSummary {
     pub time_ms: f64,
     /// Valid pages relocated.
     pub pages_moved: u64,
+    /// Most GC jobs one plane ran at once (`ftl.gc_jobs_per_plane`; left out when at most 1).
+    #[serde(skip_serializing_if = "at_most_one")]
+    pub max_concurrent: u32,
+}
+
+fn at_most_one(n: &u32) -> bool {
+    *n <= 1
 }
 
 /// Erase-count spread over all blocks (preconditioning included).
@@ -754,6 +761,7 @@ pub fn summary_gc(m: &Metrics) -> GcSummary {
         count: m.gc_count,
         time_ms: round6(m.gc_time_ns as f64 / 1e6),
         pages_moved: m.gc_pages_moved,
+        max_concurrent: m.gc_max_concurrent,
     }
 }
 

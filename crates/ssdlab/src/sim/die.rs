@@ -123,7 +123,7 @@ impl Simulation<'_> {
         let planes = &self.ftl.planes[die * ppd..(die + 1) * ppd];
         let view = crate::schemes::GcView {
             min_free_blocks: planes.iter().map(|p| p.free_blocks()).min().unwrap_or(0),
-            collecting: planes.iter().any(|p| p.gc_running),
+            collecting: planes.iter().any(|p| p.gc_jobs > 0),
         };
         let gated = gc.gate(heads, view);
         let erase_head = self.dies[die]
@@ -214,9 +214,9 @@ impl Simulation<'_> {
     fn skip_stale_gc_read(&mut self, id: u32) -> bool {
         let op = &self.ops[id as usize];
         if op.kind == OpKind::Read && op.cause == Cause::Gc && self.ftl.map.lpn(op.ppn) != op.lpn {
-            let plane = op.plane;
+            let job = op.job;
             self.free_ops.push(id);
-            self.gc_move_done(plane);
+            self.gc_move_done(job);
             return true;
         }
         false

@@ -30,11 +30,24 @@ impl Simulation<'_> {
                 v
             }
         };
-        self.gc_jobs[plane as usize] = GcJob {
+        let state = GcJob {
+            plane,
             block: victim.0,
             pending_moves: 0,
             started: self.now,
             refresh: refresh.is_some(),
+        };
+        let running = self.ftl.planes[plane as usize].gc_jobs;
+        self.metrics.gc_max_concurrent = self.metrics.gc_max_concurrent.max(running);
+        let job = match self.free_jobs.pop() {
+            Some(j) => {
+                self.gc_jobs[j as usize] = state;
+                j
+            }
+            None => {
+                self.gc_jobs.push(state);
+                (self.gc_jobs.len() - 1) as u32
+            }
         };
         let moves: Vec<_> = self.ftl.valid_pages(victim).collect();
         let die = self.geo.die_of_plane(PlaneId(plane)).0 as usize;
@@ -54,6 +67,7 @@ impl Simulation<'_> {
             op.lpn = lpn;
             op.level = level;
             op.dedicated = dedicated;
+            op.job = job;
             if from_buffer {
                 // The data comes from the device buffer (merged with its write-back): a
                 // program only, of the buffer's newer version. Reads meanwhile are served
@@ -67,10 +81,10 @@ impl Simulation<'_> {
             }
             let id = self.new_op(op);
             self.enqueue(die, QueueKind::Internal, id);
-            self.gc_jobs[plane as usize].pending_moves += 1;
+            self.gc_jobs[job as usize].pending_moves += 1;
         }
-        if self.gc_jobs[plane as usize].pending_moves == 0 {
-            self.enqueue_erase(plane);
+        if self.gc_jobs[job as usize].pending_moves == 0 {
+            self.enqueue_erase(job);
         }
         self.try_dispatch(die);
     }
@@ -83,6 +97,7 @@ impl Simulation<'_> {
         op.transfer = read.transfer;
         op.level = read.level;
         op.dedicated = read.dedicated;
+        op.job = read.job;
         let id = self.new_op(op);
         // A page that left the chip is ECC-decoded first (copy-back keeps it on the chip).
         self.queue_relocation(id, read.transfer);
@@ -102,29 +117,34 @@ impl Simulation<'_> {
             self.ftl.commit_move(Ppn(op.src), Ppn(op.ppn), op.lpn);
         }
         self.metrics.gc_pages_moved += 1;
-        self.gc_move_done(op.plane);
+        self.gc_move_done(op.job);
     }
 
-    /// One relocation of the plane's GC job is finished (or was found unnecessary).
-    pub(super) fn gc_move_done(&mut self, plane: u32) {
-        let job = &mut self.gc_jobs[plane as usize];
-        job.pending_moves -= 1;
-        if job.pending_moves == 0 {
-            self.enqueue_erase(plane);
+    /// One relocation of GC job `job` is finished (or was found unnecessary).
+    pub(super) fn gc_move_done(&mut self, job: u32) {
+        let j = &mut self.gc_jobs[job as usize];
+        j.pending_moves -= 1;
+        if j.pending_moves == 0 {
+            self.enqueue_erase(job);
         }
     }
 
-    fn enqueue_erase(&mut self, plane: u32) {
-        let op = self.blank_op(OpKind::Erase, Cause::Gc, plane);
+    fn enqueue_erase(&mut self, job: u32) {
+        let GcJob { plane, block, .. } = self.gc_jobs[job as usize];
+        let mut op = self.blank_op(OpKind::Erase, Cause::Gc, plane);
+        op.job = job;
         let die = op.die as usize;
         let id = self.new_op(op);
         self.enqueue(die, QueueKind::Internal, id);
-        self.notify(super::Notice::Erasing(self.gc_jobs[plane as usize].block));
+        self.notify(super::Notice::Erasing(block));
     }
 
-    /// The victim is erased: it rejoins the free pool and GC on the plane may start again.
-    pub(super) fn gc_erase_done(&mut self, plane: u32) -> Result<(), SimError> {
-        let job = self.gc_jobs[plane as usize];
+    /// The victim of GC job `job_id` is erased: it rejoins the free pool and GC on the plane
+    /// may start again.
+    pub(super) fn gc_erase_done(&mut self, job_id: u32) -> Result<(), SimError> {
+        let job = self.gc_jobs[job_id as usize];
+        self.free_jobs.push(job_id);
+        let plane = job.plane;
         if self.opts.verify {
             verify::check_erasable(&self.ftl, BlockId(job.block))?;
         }

@@ -48,6 +48,7 @@ impl Simulation<'_> {
             owner: super::ctx::NO_OWNER,
             dedicated: false,
             summary: false,
+            job: NONE,
             placed: NONE,
             queued_at: SimTime::ZERO,
         }

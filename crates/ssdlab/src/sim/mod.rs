@@ -163,6 +163,8 @@ pub struct Op {
     dedicated: bool,
     /// A block's summary page (`ftl.summary_pages`): written, never valid.
     summary: bool,
+    /// GC reads, programs and erases: the job (index into `gc_jobs`) they belong to.
+    job: u32,
     /// A host write counted in `placed` on this plane until it takes its page (`NONE`: not
     /// counted; the op's own plane may change before then, as dynamic allocation re-places it).
     placed: u32,
@@ -178,9 +180,10 @@ struct ReqState {
     bytes: u64,
 }
 
-/// A GC job on one plane.
+/// A GC job: one victim of one plane.
 #[derive(Debug, Clone, Copy, Default)]
 struct GcJob {
+    plane: u32,
     block: u32,
     pending_moves: u32,
     started: SimTime,
@@ -237,7 +240,9 @@ pub struct Simulation<'w> {
     sched: Box<dyn Schedule>,
     /// Policy objects of the schemes in force.
     policies: crate::schemes::Policies,
+    /// GC jobs in progress (slots reused through `free_jobs`).
     gc_jobs: Vec<GcJob>,
+    free_jobs: Vec<u32>,
     /// Per die: the phased program/erase in progress or suspended (suspension on only).
     pe: Vec<Option<suspend::PeState>>,
     ipc_rng: rand_chacha::ChaCha8Rng,
@@ -337,7 +342,8 @@ impl<'w> Simulation<'w> {
             place: alloc::policy(cfg, &geo, ftl.map.logical_pages()),
             sched: sched::policy(cfg.sched.policy),
             policies,
-            gc_jobs: vec![GcJob::default(); geo.planes() as usize],
+            gc_jobs: Vec::new(),
+            free_jobs: Vec::new(),
             pe: (0..geo.dies()).map(|_| None).collect(),
             ipc_rng: rngs.stream("ipc-redo"),
             buffer: (cfg.buffer.device_pages > 0)

@@ -217,7 +217,7 @@ impl Simulation<'_> {
                 self.metrics.levels.programs[op.level as usize] += 1;
                 self.gc_program_done(op);
             }
-            (OpKind::Erase, Cause::Gc) => self.gc_erase_done(op.plane)?,
+            (OpKind::Erase, Cause::Gc) => self.gc_erase_done(op.job)?,
             (_, Cause::Redundancy) | (OpKind::Erase, _) => {
                 unreachable!("only policies queue redundancy work and non-GC erases")
             }

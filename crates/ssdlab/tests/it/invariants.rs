@@ -70,6 +70,8 @@ proptest! {
         link in prop::sample::select(vec!["none", "sata3", "pcie3x4"]),
         summary_pages in prop::sample::select(vec![0u32, 0, 1]),
         plane_choice in prop::sample::select(vec!["static", "most-free"]),
+        gc_jobs in prop::sample::select(vec![1u32, 1, 3]),
+        gc_mode in prop::sample::select(vec!["background", "urgent", "preemptive", "foreground"]),
     ) {
         let cfg = tiny_drive(planes, dies, blocks, ppb)
             .set(&format!("flash.multi_plane_rule={rule}")).unwrap()
@@ -79,6 +81,8 @@ proptest! {
             .set(&format!("ftl.allocation={alloc}")).unwrap()
             .set(&format!("ftl.summary_pages={summary_pages}")).unwrap()
             .set(&format!("ftl.plane_choice={plane_choice}")).unwrap()
+            .set(&format!("ftl.gc_jobs_per_plane={gc_jobs}")).unwrap()
+            .set(&format!("ftl.gc_mode={gc_mode}")).unwrap()
             .set(&format!("sched.policy={policy}")).unwrap()
             .set(&format!("sched.max_outstanding_writes={bound}")).unwrap()
             .set(&format!("flash.copyback={copyback}")).unwrap()

@@ -274,3 +274,39 @@ fn the_core_names_no_scheme() {
         found.join("\n")
     );
 }
+
+#[test]
+fn several_gc_jobs_per_plane_run_at_once_up_to_the_limit() {
+    let run = |jobs: u32| {
+        let cfg = ConfigBuilder::preset("tiny")
+            .unwrap()
+            .set("geometry.planes_per_die=2")
+            .unwrap()
+            .set("geometry.pages_per_block=8")
+            .unwrap()
+            .set("ftl.over_provisioning=0.2")
+            .unwrap()
+            .set("ftl.gc_threshold=0.15")
+            .unwrap()
+            .set("ftl.gc_mode=urgent")
+            .unwrap()
+            .set(&format!("ftl.gc_jobs_per_plane={jobs}"))
+            .unwrap()
+            .set("precondition.fill=0.95")
+            .unwrap()
+            .set("precondition.pattern=random")
+            .unwrap()
+            .build()
+            .unwrap();
+        let spec = "requests=4000,write_ratio=0.85,iat_us=60,footprint_gib=0.003,seed=3";
+        run_synth(&cfg, spec, 3, true)
+    };
+    let (one, four) = (run(1), run(4));
+    assert!(one.gc.max_concurrent == 1 && one.gc.count > 0);
+    assert!(
+        four.gc.max_concurrent > 1 && four.gc.max_concurrent <= 4,
+        "{:?}",
+        four.gc
+    );
+    assert_eq!(four.requests, 4000);
+}
