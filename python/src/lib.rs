@@ -27,14 +27,7 @@ fn err(e: impl std::fmt::Display) -> PyErr {
 
 /// The configuration of `preset`, then `scheme`, then each `key=value` of `sets`.
 fn build(preset: &str, scheme: Option<&str>, sets: &[String]) -> Result<Config, String> {
-    let mut b = ConfigBuilder::preset(preset).map_err(|e| e.to_string())?;
-    if let Some(s) = scheme {
-        b = b.scheme(s);
-    }
-    for s in sets {
-        b = b.set(s).map_err(|e| e.to_string())?;
-    }
-    b.build().map_err(|e| e.to_string())
+    ConfigBuilder::resolve(preset, scheme, sets).map_err(|e| e.to_string())
 }
 
 /// What to replay.

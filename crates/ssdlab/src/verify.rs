@@ -164,10 +164,7 @@ pub fn check_ftl(ftl: &Ftl, newer_elsewhere: &dyn Fn(u32) -> bool) -> Result<(),
         ));
     }
     for (p, plane) in ftl.planes.iter().enumerate() {
-        let first = g.first_block(crate::flash::PlaneId(p as u32)).0 as usize;
-        let blocks = &ftl.blocks[first..first + g.blocks_per_plane as usize];
-        let valid: u64 = blocks.iter().map(|b| u64::from(b.valid)).sum();
-        let inflight: u32 = blocks.iter().map(|b| b.inflight).sum();
+        let (valid, inflight) = ftl.block_sums(crate::flash::PlaneId(p as u32));
         if (plane.valid, plane.inflight) != (valid, inflight) {
             return fail(format!(
                 "plane {p}: counts {} valid, {} in flight, but its blocks hold {valid} and {inflight}",

@@ -880,6 +880,26 @@ impl ConfigBuilder {
         Ok(self)
     }
 
+    /// The configuration of `preset`, then `scheme` (if any), then each `key=value` of
+    /// `sets` in order: what a run, an experiment point or the Python API name.
+    ///
+    /// # Errors
+    /// As [`ConfigBuilder::preset`], [`ConfigBuilder::set`] and [`ConfigBuilder::build`].
+    pub fn resolve(
+        preset: &str,
+        scheme: Option<&str>,
+        sets: &[String],
+    ) -> Result<Config, ConfigError> {
+        let mut b = ConfigBuilder::preset(preset)?;
+        if let Some(s) = scheme {
+            b = b.scheme(s);
+        }
+        for s in sets {
+            b = b.set(s)?;
+        }
+        b.build()
+    }
+
     /// Parses and validates the merged configuration.
     ///
     /// # Errors

@@ -186,18 +186,12 @@ impl Point {
     /// # Errors
     /// [`ExperimentError::Config`] naming the point and the key.
     pub fn config(&self) -> Result<Config, ExperimentError> {
-        let wrap = |source| ExperimentError::Config {
-            point: self.id.clone(),
-            source,
-        };
-        let mut b = ConfigBuilder::preset(&self.preset).map_err(wrap)?;
-        if let Some(s) = &self.scheme {
-            b = b.scheme(s);
-        }
-        for s in &self.sets {
-            b = b.set(s).map_err(wrap)?;
-        }
-        b.build().map_err(wrap)
+        ConfigBuilder::resolve(&self.preset, self.scheme.as_deref(), &self.sets).map_err(|source| {
+            ExperimentError::Config {
+                point: self.id.clone(),
+                source,
+            }
+        })
     }
 
     /// Hash of resolved config + workload fingerprint + seed + verify: the resume key.

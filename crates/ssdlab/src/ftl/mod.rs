@@ -214,11 +214,6 @@ impl Ftl {
         Some(b * ppb + self.data_ppb..(b + 1) * ppb)
     }
 
-    /// Pages per block that hold data.
-    pub fn data_pages_per_block(&self) -> u32 {
-        self.data_ppb
-    }
-
     /// Takes the least-erased free block of `plane` as `stream`'s active block.
     pub(crate) fn open_block(&mut self, plane: PlaneId, stream: Stream) -> u32 {
         let b = self.planes[plane.0 as usize]
@@ -341,15 +336,23 @@ impl Ftl {
         self.rekey(b);
     }
 
+    /// The valid and in-flight pages of `plane`'s blocks, summed (what its counts must be).
+    pub fn block_sums(&self, plane: PlaneId) -> (u64, u32) {
+        let first = self.geo.first_block(plane).0 as usize;
+        let blocks = &self.blocks[first..first + self.geo.blocks_per_plane as usize];
+        (
+            blocks.iter().map(|b| u64::from(b.valid)).sum(),
+            blocks.iter().map(|b| b.inflight).sum(),
+        )
+    }
+
     /// Sets every plane's valid and in-flight counts from its blocks' (after a fill that wrote
     /// blocks directly).
     pub(crate) fn recount_planes(&mut self) {
-        let n = self.geo.blocks_per_plane as usize;
-        for (p, plane) in self.planes.iter_mut().enumerate() {
-            let first = self.geo.first_block(PlaneId(p as u32)).0 as usize;
-            let blocks = &self.blocks[first..first + n];
-            plane.valid = blocks.iter().map(|b| u64::from(b.valid)).sum();
-            plane.inflight = blocks.iter().map(|b| b.inflight).sum();
+        for p in 0..self.planes.len() {
+            let (valid, inflight) = self.block_sums(PlaneId(p as u32));
+            self.planes[p].valid = valid;
+            self.planes[p].inflight = inflight;
         }
     }
 

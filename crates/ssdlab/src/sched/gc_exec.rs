@@ -15,15 +15,11 @@ struct Urgent {
 
 impl GcExec for Urgent {
     fn gate(&mut self, heads: Heads, _die: GcView) -> Heads {
-        if heads.internal.is_none() || (heads.read.is_none() && heads.write.is_none()) {
+        if heads.internal.is_none() || !heads.host_waits() {
             return heads;
         }
         self.first += 1;
-        Heads {
-            read: None,
-            write: None,
-            ..heads
-        }
+        heads.without_host()
     }
 
     fn metrics(&self) -> Vec<(String, f64)> {
@@ -42,15 +38,11 @@ struct Foreground {
 
 impl GcExec for Foreground {
     fn gate(&mut self, heads: Heads, die: GcView) -> Heads {
-        if !die.collecting || (heads.read.is_none() && heads.write.is_none()) {
+        if !die.collecting || !heads.host_waits() {
             return heads;
         }
         self.held += 1;
-        Heads {
-            read: None,
-            write: None,
-            ..heads
-        }
+        heads.without_host()
     }
 
     fn waits_for_host(&self) -> bool {

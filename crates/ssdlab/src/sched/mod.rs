@@ -137,6 +137,22 @@ pub struct Heads {
     pub internal: Option<u64>,
 }
 
+impl Heads {
+    /// Whether host work (a read or a write) is waiting.
+    pub fn host_waits(&self) -> bool {
+        self.read.is_some() || self.write.is_some()
+    }
+
+    /// These heads with the host work hidden: the die serves internal work or nothing.
+    pub fn without_host(self) -> Heads {
+        Heads {
+            read: None,
+            write: None,
+            ..self
+        }
+    }
+}
+
 /// A per-die scheduling policy.
 pub trait Schedule: Send {
     /// The queue an idle die serves next, or `None` to stay idle.

@@ -48,18 +48,13 @@ struct Preemptible {
 
 impl GcExec for Preemptible {
     fn gate(&mut self, heads: Heads, die: GcView) -> Heads {
-        let host = heads.read.is_some() || heads.write.is_some();
-        if heads.internal.is_none() || !host {
+        if heads.internal.is_none() || !heads.host_waits() {
             return heads;
         }
         if die.min_free_blocks <= self.floor_blocks {
             // Urgent: internal work first.
             self.urgent += 1;
-            Heads {
-                read: None,
-                write: None,
-                ..heads
-            }
+            heads.without_host()
         } else {
             self.deferred += 1;
             Heads {

@@ -209,21 +209,7 @@ fn draw_panel(
         })
     });
     chart.draw_series(marks)?;
-    if let Some(line) = b.baseline {
-        chart.draw_series(DashedLineSeries::new(
-            vec![(0.0, line), (slots as f64, line)],
-            6,
-            4,
-            BLACK.stroke_width(1),
-        ))?;
-    }
-    if y.start < 0.0 {
-        chart.draw_series(LineSeries::new(
-            vec![(0.0, 0.0), (slots as f64, 0.0)],
-            BLACK.mix(0.6).stroke_width(1),
-        ))?;
-    }
-    Ok(())
+    super::reference_lines(&mut chart, (0.0, slots as f64), b.baseline, y.start)
 }
 
 #[cfg(test)]

@@ -199,21 +199,7 @@ fn xy_panel(root: &Area, area: &Area, l: &Lines) -> DrawResult {
             )?;
         }
     }
-    if let Some(b) = l.baseline {
-        chart.draw_series(DashedLineSeries::new(
-            vec![(x0, b), (x1, b)],
-            6,
-            4,
-            BLACK.stroke_width(1),
-        ))?;
-    }
-    if y.start < 0.0 {
-        chart.draw_series(LineSeries::new(
-            vec![(x0, 0.0), (x1, 0.0)],
-            BLACK.mix(0.6).stroke_width(1),
-        ))?;
-    }
-    Ok(())
+    super::reference_lines(&mut chart, (x0, x1), l.baseline, y.start)
 }
 
 #[cfg(test)]

@@ -160,6 +160,38 @@ fn head<'a>(
     Ok(rest)
 }
 
+/// A chart over numeric x and y.
+type Chart<'a> = ChartContext<
+    'a,
+    SVGBackend<'a>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// The reference lines across `x0..x1`: dashed at `baseline` when given, and a thin zero line
+/// when the y axis starts below zero.
+fn reference_lines(
+    chart: &mut Chart,
+    (x0, x1): (f64, f64),
+    baseline: Option<f64>,
+    y_start: f64,
+) -> DrawResult {
+    if let Some(b) = baseline {
+        chart.draw_series(DashedLineSeries::new(
+            vec![(x0, b), (x1, b)],
+            6,
+            4,
+            BLACK.stroke_width(1),
+        ))?;
+    }
+    if y_start < 0.0 {
+        chart.draw_series(LineSeries::new(
+            vec![(x0, 0.0), (x1, 0.0)],
+            BLACK.mix(0.6).stroke_width(1),
+        ))?;
+    }
+    Ok(())
+}
+
 /// A short error figure in place of one that could not be drawn.
 fn error_svg(msg: &str) -> String {
     let msg: String = msg
