@@ -123,7 +123,10 @@ impl Simulation<'_> {
             gc_threshold: self.ftl.gc_threshold,
         };
         let plane = self.place.place(e.lpn, &view).0;
+        // Counted as placed like a host write, or a burst of rewrites overshoots a plane's share.
+        self.placed[plane as usize] += 1;
         let mut op = self.blank_op(OpKind::Program, Cause::Migration, plane);
+        op.placed = plane;
         op.lpn = e.lpn;
         op.src = ppn;
         op.level = Level::High;
