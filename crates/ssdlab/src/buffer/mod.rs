@@ -40,6 +40,11 @@ pub enum Hotness {
     Mixed,
 }
 
+impl Hotness {
+    /// Every class, in index order.
+    pub const ALL: [Hotness; 3] = [Hotness::ReadHot, Hotness::WriteHot, Hotness::Mixed];
+}
+
 impl Evicted {
     /// The class of this page for threshold `w`.
     pub fn hotness(&self, w: f64) -> Hotness {

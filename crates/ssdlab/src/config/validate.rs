@@ -153,6 +153,9 @@ fn check_ftl(raw: &RawConfig, errs: &mut Vec<String>) {
             };
             // ShadowGC variants that separate zombies keep one more GC block open.
             let open = 2 * levels - 1 + u32::from(raw.shadow.gc.separates());
+            // HIRE's GC relocates into a stream per level: its reserve (and with it the
+            // threshold GC starts at) is a free block per GC stream (`Ftl::relocate_into_levels`).
+            let threshold = threshold.max(levels * (1 + u32::from(raw.shadow.gc.separates())));
             let reserved = if raw.staging.design == StagingDesign::ReservedBlocks {
                 raw.staging.reserved_blocks_per_plane
             } else {
@@ -306,6 +309,12 @@ fn check_rest(raw: &RawConfig, errs: &mut Vec<String>) {
         ));
     }
     let v = &raw.voltage;
+    if v.rewrite_clean_read_hot
+        && v.rewrite_when == super::RewriteWhen::Idle
+        && v.rewrite_backlog_pages == 0
+    {
+        errs.push("voltage.rewrite_backlog_pages = 0: must be at least 1 while clean read-hot pages are rewritten in idle time (or set voltage.rewrite_when = \"queued\")".to_string());
+    }
     if !(0.5..1.0).contains(&v.hot_threshold) {
         errs.push(format!("voltage.hot_threshold = {}: must be in [0.5, 1) (a page cannot be both read-hot and write-hot)", v.hot_threshold));
     }

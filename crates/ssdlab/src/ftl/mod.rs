@@ -139,6 +139,14 @@ impl Ftl {
         })
     }
 
+    /// GC may relocate a victim's pages into `levels` write streams (a level policy that
+    /// re-decides each page's level): every job needs a free block per stream and level, and
+    /// GC starts no later than host writes stop for that reserve.
+    pub fn relocate_into_levels(&mut self, levels: u32) {
+        self.gc_reserve *= levels.max(1);
+        self.gc_threshold = self.gc_threshold.max(self.gc_reserve);
+    }
+
     /// The plane a logical page belongs to under static striping (also where never-written
     /// pages are read from).
     pub fn home_plane(&self, lpn: u32) -> PlaneId {

@@ -9,8 +9,8 @@ pub use requests::{RequestRecord, RequestSink};
 pub use summary::{
     summary_buffer, summary_dedup, summary_gc, summary_pe, summary_perf, summary_redundancy,
     summary_shadow, summary_staging, summary_voltage, summary_wear, BufferSummary, CostSummary,
-    DedupSummary, LatencySummary, PeSummary, RedundancySummary, StagingSummary, Summary,
-    VoltageSummary,
+    DedupSummary, LatencySummary, PeSummary, RedundancySummary, RunBlockWear, StagingSummary,
+    Summary, VoltageSummary,
 };
 
 use crate::sched::{Cause, OpClass, OpKind};
@@ -61,6 +61,10 @@ pub struct BufferMetrics {
     pub classes: [u64; 3],
     /// Clean read-hot pages reprogrammed at the high level (HIRE).
     pub rewrites: u64,
+    /// Of those, dropped before their program because the page changed or moved meanwhile.
+    pub rewrites_stale: u64,
+    /// Rewrites not made because their die's idle-time backlog was full.
+    pub rewrites_skipped: u64,
     /// Dirty pages flushed at a restart (power-loss protection).
     pub restart_flushes: u64,
 }
@@ -161,6 +165,10 @@ pub struct LevelMetrics {
     pub programs: [u64; 3],
     /// Block erases, by the level the block was programmed at.
     pub erases: [u64; 3],
+    /// Of those, erases of blocks that held preconditioned data.
+    pub fill_erases: [u64; 3],
+    /// GC relocations programmed at another level than their victim's (HIRE's hotness field).
+    pub relevelled: u64,
     /// Host read pages served by flash.
     pub read_pages: [u64; 3],
     /// Their summed latency (queued → done), ns.

@@ -412,6 +412,12 @@ pub struct BufferSummary {
     pub evicted_by_class: BTreeMap<&'static str, u64>,
     /// Clean read-hot pages reprogrammed at the high level (HIRE).
     pub rewrites: u64,
+    /// Rewrites dropped before their program (the page changed or moved meanwhile).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub rewrites_stale: u64,
+    /// Rewrites not made because the die's idle-time backlog was full.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub rewrites_skipped: u64,
 }
 
 /// Threshold-voltage levels and wear.
@@ -432,6 +438,25 @@ pub struct VoltageSummary {
     pub weight_per_erase: BTreeMap<&'static str, f64>,
     /// Total wearing weight of the run's erases.
     pub wearing_weight: f64,
+    /// GC relocations programmed at another level than their victim's block (HIRE re-decides
+    /// a moved page's level from its hotness field).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub gc_relevelled: u64,
+    /// Erases and wearing weight of the blocks first programmed during the run, apart from
+    /// those that held preconditioned data (`voltage.split_fill_wear`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_blocks: Option<RunBlockWear>,
+}
+
+/// Wear of the blocks programmed during the run (preconditioned blocks left out).
+#[derive(Debug, Clone, Serialize)]
+pub struct RunBlockWear {
+    /// Their erases by level.
+    pub erases: BTreeMap<&'static str, u64>,
+    /// Their wearing weight.
+    pub wearing_weight: f64,
+    /// Erases of blocks that held preconditioned data (all levels).
+    pub fill_block_erases: u64,
 }
 
 /// HotR statistics.
@@ -712,11 +737,17 @@ pub fn summary_buffer(m: &super::BufferMetrics, host_read_pages: u64) -> BufferS
         .into_iter()
         .collect(),
         rewrites: m.rewrites,
+        rewrites_stale: m.rewrites_stale,
+        rewrites_skipped: m.rewrites_skipped,
     }
 }
 
 /// Voltage part of the summary; `weights` are the per-erase wear weights (low, normal, high).
-pub fn summary_voltage(m: &super::LevelMetrics, weights: [f64; 3]) -> VoltageSummary {
+pub fn summary_voltage(
+    m: &super::LevelMetrics,
+    weights: [f64; 3],
+    split_fill: bool,
+) -> VoltageSummary {
     use crate::flash::Level;
     let by = |a: &[u64; 3]| {
         Level::ALL
@@ -725,6 +756,12 @@ pub fn summary_voltage(m: &super::LevelMetrics, weights: [f64; 3]) -> VoltageSum
             .collect()
     };
     let total: u64 = m.programs.iter().sum();
+    let weight = |erases: &[u64; 3]| -> f64 {
+        Level::ALL
+            .iter()
+            .map(|l| erases[*l as usize] as f64 * weights[*l as usize])
+            .sum()
+    };
     VoltageSummary {
         programs: by(&m.programs),
         program_share_pct: Level::ALL
@@ -746,12 +783,16 @@ pub fn summary_voltage(m: &super::LevelMetrics, weights: [f64; 3]) -> VoltageSum
             .iter()
             .map(|l| (l.name(), round6(weights[*l as usize])))
             .collect(),
-        wearing_weight: round6(
-            Level::ALL
-                .iter()
-                .map(|l| m.erases[*l as usize] as f64 * weights[*l as usize])
-                .sum(),
-        ),
+        wearing_weight: round6(weight(&m.erases)),
+        gc_relevelled: m.relevelled,
+        run_blocks: split_fill.then(|| {
+            let run: [u64; 3] = std::array::from_fn(|l| m.erases[l] - m.fill_erases[l]);
+            RunBlockWear {
+                erases: by(&run),
+                wearing_weight: round6(weight(&run)),
+                fill_block_erases: m.fill_erases.iter().sum(),
+            }
+        }),
     }
 }
 

@@ -26,6 +26,9 @@ pub fn metric_label(path: &str) -> String {
         "shadow.wa_flush" => Some("write amplification from buffer flushes"),
         "shadow.refresh_pct" => Some("refresh programs (% of programs)"),
         "voltage.wearing_weight" => Some("wearing weight of the erases"),
+        "voltage.run_blocks.wearing_weight" => {
+            Some("wearing weight of erases of blocks programmed in the run")
+        }
         "dedup.dedup_ratio_pct" => Some("duplicate page writes (%)"),
         "dedup.host_read_pct" => Some("reads (% of host requests)"),
         "dedup.flash_read_pct" => Some("reads (% of requests reaching flash)"),

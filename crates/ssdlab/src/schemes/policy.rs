@@ -73,9 +73,20 @@ pub trait ProgramLevel: Send {
     fn rewrite_clean(&self, _class: Hotness) -> bool {
         false
     }
+    /// `lpn` left the device buffer classed `class` (kept with its mapping entry).
+    fn classified(&mut self, _lpn: u32, _class: Hotness) {}
+    /// Level GC relocates `lpn` at, moving it out of a block programmed at `victim`.
+    fn relocation_level(&self, _lpn: u32, victim: Level) -> Level {
+        victim
+    }
     /// Levels the drive keeps open blocks for.
     fn levels(&self) -> &'static [Level] {
         &[Level::Normal]
+    }
+    /// Whether GC may move a page to another level than its victim's ([`Self::relocation_level`]
+    /// is not the identity).
+    fn relevels(&self) -> bool {
+        false
     }
 }
 
@@ -407,6 +418,15 @@ impl Policies {
         self.level
             .as_ref()
             .map_or(Level::Normal, |l| l.fill_level())
+    }
+
+    /// Levels GC may relocate one victim's pages into (1 unless the level policy re-decides
+    /// them).
+    pub fn relocation_levels(&self) -> u32 {
+        self.level
+            .as_ref()
+            .filter(|l| l.relevels())
+            .map_or(1, |l| l.levels().len() as u32)
     }
 
     /// Streams every plane keeps open in service: the host stream at each level a program

@@ -4,7 +4,9 @@
 //! classes each page leaving the device buffer by its hit counts: read-hot pages are
 //! programmed at the high level (fast reads), write-hot ones at the low level (less wear),
 //! mixed ones at the normal level; a clean read-hot page leaving the buffer is rewritten at the
-//! high level if `voltage.rewrite_clean_read_hot` (the data is in DRAM: a program only).
+//! high level if `voltage.rewrite_clean_read_hot` (the data is in DRAM: a program only; the
+//! `hire` scheme sets it). The class is kept per logical page, and GC moves a page at the level
+//! of its last class.
 
 use super::{Policies, ProgramLevel, Scheme};
 use crate::buffer::Hotness;
@@ -15,14 +17,42 @@ fn install(cfg: &Config, p: &mut Policies) {
     p.level = Some(Box::new(Controller {
         policy: cfg.voltage.policy,
         rewrite_clean_read_hot: cfg.voltage.rewrite_clean_read_hot,
+        hotness: HotnessField::default(),
     }));
 }
 
 /// The level slot's object.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Controller {
     policy: VoltagePolicy,
     rewrite_clean_read_hot: bool,
+    /// HIRE: the class each logical page last left the buffer with (hire.txt §3.3).
+    hotness: HotnessField,
+}
+
+/// A 2-bit hotness field per logical page, packed four to a byte (hire.txt §3.3 extends each
+/// mapping entry with one): 0 = never classed, else 1 + the [`Hotness`] index. Grows with the
+/// highest page classed, so it costs at most a quarter byte per logical page.
+#[derive(Debug, Clone, Default)]
+struct HotnessField(Vec<u8>);
+
+impl HotnessField {
+    fn set(&mut self, lpn: u32, class: Hotness) {
+        let (byte, shift) = ((lpn / 4) as usize, (lpn % 4) * 2);
+        if byte >= self.0.len() {
+            self.0.resize(byte + 1, 0);
+        }
+        let code = 1 + class as u8;
+        self.0[byte] = (self.0[byte] & !(3 << shift)) | (code << shift);
+    }
+
+    fn get(&self, lpn: u32) -> Option<Hotness> {
+        let (byte, shift) = ((lpn / 4) as usize, (lpn % 4) * 2);
+        match self.0.get(byte).map_or(0, |b| (b >> shift) & 3) {
+            0 => None,
+            code => Some(Hotness::ALL[usize::from(code - 1)]),
+        }
+    }
 }
 
 impl ProgramLevel for Controller {
@@ -46,6 +76,25 @@ impl ProgramLevel for Controller {
         self.policy == VoltagePolicy::Hire
             && self.rewrite_clean_read_hot
             && class == Hotness::ReadHot
+    }
+
+    fn classified(&mut self, lpn: u32, class: Hotness) {
+        if self.policy == VoltagePolicy::Hire {
+            self.hotness.set(lpn, class);
+        }
+    }
+
+    /// HIRE re-decides the level of a page GC moves from its hotness field; a page never
+    /// classed keeps its block's level, as do all pages under the other controllers.
+    fn relocation_level(&self, lpn: u32, victim: Level) -> Level {
+        match self.hotness.get(lpn) {
+            Some(class) => self.level(Some(class)),
+            None => victim,
+        }
+    }
+
+    fn relevels(&self) -> bool {
+        self.policy == VoltagePolicy::Hire
     }
 
     fn levels(&self) -> &'static [Level] {
@@ -89,7 +138,10 @@ pub const HIRE: Scheme = Scheme {
     name: "hire",
     summary: "HIRE: buffer hit counts class evicted pages read-hot (high Vth) / write-hot (low) / mixed (normal); needs a device buffer",
     paper: "hire.txt §3 (w = 95 %: §4.1)",
-    sets: &[("voltage.policy", "\"hire\"")],
+    sets: &[
+        ("voltage.policy", "\"hire\""),
+        ("voltage.rewrite_clean_read_hot", "true"),
+    ],
     implies: &[],
     excludes: &[],
     active: Some(|c| c.voltage.policy == VoltagePolicy::Hire),

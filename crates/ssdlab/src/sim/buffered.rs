@@ -4,7 +4,8 @@
 
 use super::{Event, SimError, Simulation};
 use crate::buffer::{Evicted, Hotness};
-use crate::flash::{Level, Ppn};
+use crate::config::RewriteWhen;
+use crate::flash::{Level, PlaneId, Ppn};
 use crate::ftl::alloc::AllocView;
 use crate::ftl::mapping::NONE;
 use crate::sched::{Cause, OpKind, QueueKind};
@@ -87,6 +88,9 @@ impl Simulation<'_> {
         let class = e.hotness(self.cfg.voltage.hot_threshold);
         self.metrics.buffer.evictions[usize::from(e.dirty)] += 1;
         self.metrics.buffer.classes[class as usize] += 1;
+        if let Some(l) = self.policies.level.as_mut() {
+            l.classified(e.lpn, class);
+        }
         let level = self.level_for(Some(class));
         if e.dirty && self.cache_drops(e.lpn, req) {
             return None;
@@ -123,6 +127,12 @@ impl Simulation<'_> {
             gc_threshold: self.ftl.gc_threshold,
         };
         let plane = self.place.place(e.lpn, &view).0;
+        let idle = self.cfg.voltage.rewrite_when == RewriteWhen::Idle;
+        let die = self.geo.die_of_plane(PlaneId(plane)).0 as usize;
+        if idle && self.idle_work[die].len() >= self.cfg.voltage.rewrite_backlog_pages as usize {
+            self.metrics.buffer.rewrites_skipped += 1;
+            return None;
+        }
         // Counted as placed like a host write, or a burst of rewrites overshoots a plane's share.
         self.placed[plane as usize] += 1;
         let mut op = self.blank_op(OpKind::Program, Cause::Migration, plane);
@@ -131,16 +141,62 @@ impl Simulation<'_> {
         op.src = ppn;
         op.level = Level::High;
         self.metrics.buffer.rewrites += 1;
-        let die = op.die as usize;
         let id = self.new_op(op);
-        self.enqueue(die, QueueKind::Write, id);
+        if idle {
+            // Started only when the die would otherwise idle (`start_idle_work`).
+            self.idle_work[die].push_back(id);
+        } else {
+            self.enqueue(die, QueueKind::Write, id);
+        }
         Some(die)
+    }
+
+    /// The die has nothing it may start: the oldest rewrite it holds back for idle time whose
+    /// page is still where it was enters its write queue, if the die may program it now.
+    /// Rewrites of pages that changed or moved meanwhile are dropped. True if one was queued.
+    pub(super) fn start_idle_work(&mut self, die: usize) -> bool {
+        while let Some(&id) = self.idle_work[die].front() {
+            let op = &self.ops[id as usize];
+            let current = if op.src == NONE {
+                self.ftl.map.ppn(op.lpn) == NONE && self.ftl.map.newest(op.lpn) == 0
+            } else {
+                self.ftl.map.ppn(op.lpn) == op.src
+            };
+            if current && !self.pending_writes.contains_key(&op.lpn) {
+                if self.gated(die) || !self.program_ready(die, id) {
+                    return false;
+                }
+                self.idle_work[die].pop_front();
+                self.enqueue(die, QueueKind::Write, id);
+                return true;
+            }
+            self.idle_work[die].pop_front();
+            self.drop_idle_op(id);
+            self.metrics.buffer.rewrites_stale += 1;
+        }
+        false
+    }
+
+    /// Frees a held-back rewrite that will not be programmed.
+    fn drop_idle_op(&mut self, id: u32) {
+        let placed = self.ops[id as usize].placed;
+        if placed != NONE {
+            self.placed[placed as usize] -= 1;
+        }
+        self.free_ops.push(id);
     }
 
     /// Simulated power loss and restart: the schemes lose their volatile state, the device
     /// buffer is flushed by its power-loss protection, then the schemes restart.
     pub(super) fn on_power_loss(&mut self) -> Result<(), SimError> {
         self.metrics.staging.power_losses += 1;
+        // Rewrites held back for idle time were only in DRAM: the pages stay where they are.
+        for die in 0..self.idle_work.len() {
+            while let Some(id) = self.idle_work[die].pop_front() {
+                self.drop_idle_op(id);
+                self.metrics.buffer.rewrites_stale += 1;
+            }
+        }
         self.each_policy::<()>(|p, cx| {
             p.power_loss(cx);
             Ok(None)

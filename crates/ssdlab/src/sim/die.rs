@@ -80,7 +80,7 @@ impl Simulation<'_> {
 
     /// Whether the die may start this (program) operation now: its plane must have a free page
     /// and, with cache read, the die's registers must not hold a page still to be sent.
-    fn program_ready(&self, die: usize, id: u32) -> bool {
+    pub(super) fn program_ready(&self, die: usize, id: u32) -> bool {
         let op = &self.ops[id as usize];
         self.dies[die].cache_op == NONE
             && (op.ppn != NONE || self.ftl.can_alloc(PlaneId(op.plane), Self::stream_of(op)))
@@ -185,6 +185,9 @@ impl Simulation<'_> {
             };
             let heads = self.gate_gc(die, heads);
             let Some(kind) = self.sched.pick(heads) else {
+                if self.start_idle_work(die) {
+                    continue;
+                }
                 self.die_idle(die);
                 return;
             };

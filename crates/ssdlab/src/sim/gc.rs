@@ -65,7 +65,14 @@ impl Simulation<'_> {
             };
             let mut op = self.blank_op(kind, Cause::Gc, plane);
             op.lpn = lpn;
-            op.level = level;
+            op.level = self
+                .policies
+                .level
+                .as_ref()
+                .map_or(level, |l| l.relocation_level(lpn, level));
+            if op.level != level {
+                self.metrics.levels.relevelled += 1;
+            }
             op.dedicated = dedicated;
             op.job = job;
             if from_buffer {
@@ -150,6 +157,11 @@ impl Simulation<'_> {
         }
         let level = self.ftl.blocks[job.block as usize].level;
         self.metrics.levels.erases[level as usize] += 1;
+        if let Some(fill) = self.fill_blocks.get_mut(job.block as usize) {
+            if std::mem::take(fill) {
+                self.metrics.levels.fill_erases[level as usize] += 1;
+            }
+        }
         self.ftl.erase(BlockId(job.block));
         if !job.refresh {
             self.metrics.gc_time_ns += self.now.since(job.started);

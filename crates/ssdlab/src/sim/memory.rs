@@ -97,6 +97,20 @@ pub fn estimate(cfg: &Config) -> MemoryEstimate {
         ));
     }
     let policies = crate::schemes::Policies::for_config(cfg);
+    if policies.relocation_levels() > 1 {
+        parts.push((
+            "hotness field (2 bits per logical page)".to_string(),
+            t.logical.div_ceil(4),
+        ));
+    }
+    if cfg.voltage.rewrite_clean_read_hot {
+        parts.push((
+            "rewrites held for idle time".to_string(),
+            u64::from(geo.dies())
+                * u64::from(cfg.voltage.rewrite_backlog_pages)
+                * bytes_per_page_in_flight(),
+        ));
+    }
     for p in policies.list.iter().flatten() {
         if let Some((what, bytes)) = p.table_bytes(cfg, &t) {
             parts.push((what.to_string(), bytes));

@@ -276,6 +276,11 @@ pub struct Simulation<'w> {
     gc_waits_for_host: bool,
     /// Per plane: host writes placed there that have not taken their page yet.
     placed: Vec<u32>,
+    /// Per die: programs held back until the die would otherwise idle (a level policy's
+    /// rewrites of clean pages).
+    idle_work: Vec<std::collections::VecDeque<u32>>,
+    /// Per block, with `voltage.split_fill_wear`: it holds preconditioned data (until erased).
+    fill_blocks: Vec<bool>,
     /// Where per-request records go, if asked for ([`Simulation::on_request`]).
     request_sink: Option<crate::metrics::RequestSink<'w>>,
     /// Per request slot, while records are asked for: what its record needs.
@@ -317,6 +322,7 @@ impl<'w> Simulation<'w> {
         let started = Instant::now();
         let mut ftl = Ftl::new(cfg, rngs.stream("gc-victim"))?;
         let policies = crate::schemes::Policies::for_config(cfg);
+        ftl.relocate_into_levels(policies.relocation_levels());
         // The drive was formatted under the same level policy.
         let fill_level = policies.fill_level();
         if ftl.precondition(
@@ -366,6 +372,12 @@ impl<'w> Simulation<'w> {
             details: Vec::new(),
             gc_waits_for_host: false,
             placed: vec![0; geo.planes() as usize],
+            idle_work: vec![std::collections::VecDeque::new(); geo.dies() as usize],
+            fill_blocks: if cfg.voltage.split_fill_wear {
+                ftl.blocks.iter().map(|b| b.write_ptr > 0).collect()
+            } else {
+                Vec::new()
+            },
             cfg: cfg.clone(),
             opts,
             geo,

@@ -84,7 +84,11 @@ impl Simulation<'_> {
             summary_programs: m.summary_programs,
             pe: crate::metrics::summary_pe(&m.pe),
             buffer: crate::metrics::summary_buffer(&m.buffer, m.read_pages),
-            voltage: crate::metrics::summary_voltage(&m.levels, self.wear_weights()),
+            voltage: crate::metrics::summary_voltage(
+                &m.levels,
+                self.wear_weights(),
+                self.cfg.voltage.split_fill_wear,
+            ),
             staging: crate::metrics::summary_staging(&m.staging, m.read_pages, 0, 0),
             dedup: None,
             shadow: None,
