@@ -179,10 +179,7 @@ impl Simulation<'_> {
 
     /// Frees a held-back rewrite that will not be programmed.
     fn drop_idle_op(&mut self, id: u32) {
-        let placed = self.ops[id as usize].placed;
-        if placed != NONE {
-            self.placed[placed as usize] -= 1;
-        }
+        self.unplace(id);
         self.free_ops.push(id);
     }
 

@@ -106,6 +106,14 @@ impl Simulation<'_> {
         }
     }
 
+    /// Program `id` no longer counts as placed on its plane (it took its page, or was dropped).
+    pub(super) fn unplace(&mut self, id: u32) {
+        let placed = std::mem::replace(&mut self.ops[id as usize].placed, NONE);
+        if placed != NONE {
+            self.placed[placed as usize] -= 1;
+        }
+    }
+
     /// Whether host reads or writes are queued on `die`.
     pub(super) fn host_work_queued(&self, die: usize) -> bool {
         let q = &self.dies[die].queues;
@@ -352,10 +360,7 @@ impl Simulation<'_> {
                     .alloc(PlaneId(plane), stream, now)
                     .expect("dispatch checked that the stream can allocate");
                 self.ops[id as usize].ppn = ppn.0;
-                let placed = std::mem::replace(&mut self.ops[id as usize].placed, NONE);
-                if placed != NONE {
-                    self.placed[placed as usize] -= 1;
-                }
+                self.unplace(id);
                 if self.geo.page_in_block(ppn) == 0 {
                     self.block_opened(self.geo.block_of(ppn).0);
                 }
