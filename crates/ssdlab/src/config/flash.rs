@@ -161,6 +161,10 @@ pub struct SuspendConfig {
     pub max_suspensions_per_op: u32,
     /// IPC's model of a cancelled program phase.
     pub ipc_redo: IpcRedo,
+    /// A read served during a suspension leaves through the cache register while the operation
+    /// resumes, instead of holding the die until its page is out (the paper is silent).
+    #[serde(default, skip_serializing_if = "super::is_false")]
+    pub resume_overlap: bool,
 }
 
 /// ISPP iterations per cell type when not given: pe-suspension.txt Table 1 gives 5 (SLC) and

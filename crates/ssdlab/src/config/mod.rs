@@ -370,7 +370,7 @@ fn is_zero_pair(v: &[u32; 2]) -> bool {
     *v == [0, 0]
 }
 
-fn is_false(v: &bool) -> bool {
+pub(crate) fn is_false(v: &bool) -> bool {
     !*v
 }
 

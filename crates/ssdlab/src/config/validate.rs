@@ -15,6 +15,13 @@ pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
             raw.suspend.policy, flash.pe_idealization
         ).to_lowercase());
     }
+    let s = &raw.suspend;
+    if s.resume_overlap && (s.policy == SuspendPolicy::Off || !s.shadow_buffer) {
+        errs.push(
+            "suspend.resume_overlap = true: needs suspend.policy other than \"off\" and suspend.shadow_buffer = true (a page re-sent over the bus would need the cache register the read page leaves through)"
+                .to_string(),
+        );
+    }
     check_ftl(&raw, &mut errs);
     check_rest(&raw, &mut errs);
     if !errs.is_empty() {
@@ -442,6 +449,21 @@ mod tests {
         // A million iterations would round every phase to 0 ns and make programs free.
         let e = violations(&["flash.ispp_iterations=1000000"]);
         assert!(e.contains("flash.ispp_iterations"), "{e}");
+    }
+
+    #[test]
+    fn resume_overlap_needs_a_suspension_policy_and_the_shadow_buffer() {
+        for sets in [
+            &["suspend.resume_overlap=true"][..],
+            &[
+                "suspend.resume_overlap=true",
+                "suspend.policy=\"ipc\"",
+                "suspend.shadow_buffer=false",
+            ],
+        ] {
+            let e = violations(sets);
+            assert!(e.contains("suspend.resume_overlap"), "{sets:?}: {e}");
+        }
     }
 
     #[test]

@@ -73,7 +73,7 @@ impl Simulation<'_> {
             return self.complete(die);
         }
         op.bus_wait_from = self.now;
-        if !self.cfg.flash.cache_read {
+        if !self.cfg.flash.cache_read && !self.overlaps_resume(die) {
             self.request_bus(die, false);
         } else if self.dies[die].cache_op == NONE {
             self.move_to_cache(die);

@@ -163,10 +163,17 @@ impl Simulation<'_> {
         Some(more)
     }
 
+    /// Whether a read sensed on this die leaves through the cache register so the suspended
+    /// operation can resume meanwhile (`suspend.resume_overlap`).
+    pub(super) fn overlaps_resume(&self, die: usize) -> bool {
+        self.cfg.suspend.resume_overlap && self.pe[die].as_ref().is_some_and(|p| p.suspended)
+    }
+
     /// Resumes the suspended operation: reload the page buffer (programs), then the rest.
+    /// Without `suspend.resume_overlap` it waits until the cache register's read page has left.
     pub(super) fn resume(&mut self, die: usize) {
-        if self.dies[die].cache_op != NONE {
-            return; // the cache register still holds a read page: resume when it has left
+        if self.dies[die].cache_op != NONE && !self.cfg.suspend.resume_overlap {
+            return;
         }
         let t = self.timing;
         let ideal = self.cfg.suspend.policy == SuspendPolicy::Ideal;

@@ -64,6 +64,7 @@ proptest! {
         rewrite in any::<bool>(),
         staging in prop::sample::select(vec!["none", "extra-chip", "reserved-blocks"]),
         shadow in any::<bool>(),
+        overlap in any::<bool>(),
         bound in prop::sample::select(vec![0u32, 4, 64]),
         rule in prop::sample::select(vec!["same-page", "same-page-block-parity", "any"]),
         read_inflight in prop::sample::select(vec!["controller", "flash"]),
@@ -96,6 +97,7 @@ proptest! {
             .set(&format!("voltage.rewrite_clean_read_hot={rewrite}")).unwrap()
             .set(&format!("buffer.device_pages={}", if voltage == "hire" { buffer.max(4) } else { buffer })).unwrap()
             .set(&format!("suspend.shadow_buffer={shadow}")).unwrap()
+            .set(&format!("suspend.resume_overlap={}", overlap && shadow && suspend != "off")).unwrap()
             .set(&format!("precondition.fill={fill}")).unwrap()
             .set("precondition.pattern=random").unwrap()
             .build();
