@@ -238,6 +238,9 @@ pub enum FillPattern {
     Sequential,
     /// A random subset, then random overwrites of it.
     Random,
+    /// Logical pages in order, then the first `overwrite` × filled pages again in order: the
+    /// old copies leave whole blocks invalid (SNIA PTS's sequential 2× fill at `overwrite` 1).
+    SequentialRewrite,
 }
 
 /// Preconditioning before measurement (instantaneous, not timed).
@@ -248,7 +251,7 @@ pub struct PreconditionConfig {
     pub fill: f64,
     /// Order of the fill.
     pub pattern: FillPattern,
-    /// For `random`: extra overwrites as a fraction of the filled pages, spreading invalid pages.
+    /// For `random` and `sequential-rewrite`: extra writes as a fraction of the filled pages.
     pub overwrite: f64,
     /// How the filled state is produced.
     pub method: FillMethod,

@@ -28,11 +28,14 @@ pub struct PreconditionError {
 }
 
 impl Ftl {
-    /// Writes `fill` of the logical space (`pattern` order), then for `random` overwrites
-    /// `overwrite × filled` pages drawn uniformly from the filled set. Returns pages written.
+    /// Writes `fill` of the logical space (`pattern` order), then `overwrite × filled` more
+    /// pages: for `random` drawn uniformly from the filled set, for `sequential-rewrite` the
+    /// filled pages again in order. Returns pages written.
     ///
     /// The random order is an affine permutation `lpn = (a·i + b) mod L` with `gcd(a, L) = 1`
     /// drawn from `rng`: every filled page is distinct without a table of `L` entries.
+    /// `sequential-rewrite` is always applied page by page (it draws nothing and its block
+    /// state is whole blocks, not the uniform law `direct` builds).
     ///
     /// `progress` hears how many pages are done.
     ///
@@ -51,28 +54,28 @@ impl Ftl {
             return Ok(0);
         }
         let set = match p.pattern {
-            FillPattern::Sequential => FillSet::sequential(l, n),
+            FillPattern::Sequential | FillPattern::SequentialRewrite => FillSet::sequential(l, n),
             FillPattern::Random => {
                 let a = coprime_multiplier(l, rng);
                 FillSet::random(l, n, a, rng.random_range(0..l))
             }
         };
-        let extra = if set.random {
-            (p.overwrite * n as f64).round() as u64
-        } else {
+        let extra = if p.pattern == FillPattern::Sequential {
             0
+        } else {
+            (p.overwrite * n as f64).round() as u64
         };
-        if p.method == FillMethod::Direct {
+        if p.method == FillMethod::Direct && p.pattern != FillPattern::SequentialRewrite {
             let written = self.fill_direct(set, extra, rng, level, progress);
             self.recount_planes();
             return written;
         }
         let total = n + extra;
         for done in 0..total {
-            let i = if done < n {
-                done
-            } else {
-                rng.random_range(0..n)
+            let i = match done.checked_sub(n) {
+                None => done,
+                Some(_) if set.random => rng.random_range(0..n),
+                Some(again) => again % n,
             };
             self.instant_write(set.nth(i), level)?;
             if (done + 1) % PROGRESS_PAGES == 0 {
@@ -234,6 +237,34 @@ mod tests {
             );
             let valid: u32 = f.blocks.iter().map(|b| b.valid).sum();
             assert_eq!(valid, mapped, "{method}");
+        }
+    }
+
+    #[test]
+    fn sequential_rewrite_leaves_whole_blocks_invalid() {
+        for method in ["direct", "simulated"] {
+            let f = filled(
+                &[
+                    "precondition.fill=1.0",
+                    "precondition.pattern=sequential-rewrite",
+                    &format!("precondition.method={method}"),
+                ],
+                3,
+            );
+            let l = f.map.logical_pages();
+            assert!((0..l).all(|x| f.map.ppn(x) != NONE && f.map.newest(x) == 2));
+            // Per plane, only the block where the second pass began mixes the two passes.
+            let ppb = f.geo.pages_per_block;
+            let bpp = f.geo.blocks_per_plane as usize;
+            for plane in f.blocks.chunks(bpp) {
+                let full = || plane.iter().filter(|b| b.state == BlockState::Full);
+                let mixed = full().filter(|b| b.valid != 0 && b.valid != ppb).count();
+                assert!(mixed <= 1, "{method}: {mixed} partly valid blocks");
+                assert!(full().any(|b| b.valid == 0), "{method}: no invalid block");
+            }
+            assert!(f.blocks.iter().any(|b| b.erase_count > 0), "{method}");
+            let valid: u32 = f.blocks.iter().map(|b| b.valid).sum();
+            assert_eq!(valid, l, "{method}");
         }
     }
 
