@@ -180,3 +180,35 @@ fn resume_overlap_resumes_while_the_read_page_leaves() {
     assert!(h - o > 10.0, "held {h} %, overlapped {o} %");
     assert!(overlapped.read.mean_us < held.read.mean_us);
 }
+
+/// The P/E-suspension experiment's drive state: written sequentially twice, so GC erases
+/// whole invalid blocks from the first write on and IPC suspends those erases.
+#[test]
+fn erases_are_suspended_under_erase_only_background_gc() {
+    let run = |policy: &str| {
+        let cfg = config(
+            "pe-suspension-slc",
+            &[
+                "geometry.channels=2",
+                "geometry.blocks_per_plane=256",
+                "precondition.fill=1.0",
+                "precondition.pattern=sequential-rewrite",
+                "sched.policy=rps",
+                &format!("suspend.policy={policy}"),
+            ],
+        );
+        let spec =
+            "requests=10000,write_ratio=0.5,size_kib=4|8,iat_us=100,footprint_gib=0.05,seed=5";
+        run_synth(&cfg, spec, 1, true)
+    };
+    let (off, ipc) = (run("off"), run("ipc"));
+    for s in [&off, &ipc] {
+        assert!(s.gc.count > 20, "GC must run: {} erases", s.gc.count);
+        assert_eq!(s.gc.pages_moved, 0, "whole invalid blocks need no copies");
+    }
+    assert_eq!(off.pe.erases_suspended, 0);
+    assert!(ipc.pe.erases_suspended > 0);
+    // An erase pulse or verify stops one voltage reset (4 us) after the read arrives.
+    assert!(ipc.pe.erase_suspension_wait_us <= 4.0 + 1e-9);
+    assert!(ipc.read.mean_us < off.read.mean_us);
+}
