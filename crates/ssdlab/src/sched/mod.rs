@@ -169,21 +169,26 @@ pub struct Fifo;
 #[derive(Debug, Default)]
 pub struct Rps;
 
-fn oldest(heads: [(Option<u64>, QueueKind); 3]) -> Option<QueueKind> {
-    heads
-        .iter()
-        .filter_map(|&(s, k)| s.map(|s| (s, k)))
-        .min_by_key(|&(s, _)| s)
-        .map(|(_, k)| k)
+/// The queue whose head is oldest (sequence numbers are unique; `None` is no head). Written
+/// as plain comparisons: it runs once per operation started.
+fn oldest(read: Option<u64>, write: Option<u64>, internal: Option<u64>) -> Option<QueueKind> {
+    let key = |s: Option<u64>| s.unwrap_or(u64::MAX);
+    let (r, w, i) = (key(read), key(write), key(internal));
+    let first = r.min(w).min(i);
+    if first == u64::MAX {
+        None
+    } else if first == r {
+        Some(QueueKind::Read)
+    } else if first == w {
+        Some(QueueKind::Write)
+    } else {
+        Some(QueueKind::Internal)
+    }
 }
 
 impl Schedule for Fifo {
     fn pick(&self, h: Heads) -> Option<QueueKind> {
-        oldest([
-            (h.read, QueueKind::Read),
-            (h.write, QueueKind::Write),
-            (h.internal, QueueKind::Internal),
-        ])
+        oldest(h.read, h.write, h.internal)
     }
     fn read_queues_behind_program_erase(&self) -> bool {
         true
@@ -195,11 +200,7 @@ impl Schedule for Rps {
         if h.read.is_some() {
             return Some(QueueKind::Read);
         }
-        oldest([
-            (None, QueueKind::Read),
-            (h.write, QueueKind::Write),
-            (h.internal, QueueKind::Internal),
-        ])
+        oldest(None, h.write, h.internal)
     }
     fn read_queues_behind_program_erase(&self) -> bool {
         false
