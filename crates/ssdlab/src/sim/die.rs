@@ -366,6 +366,10 @@ impl Simulation<'_> {
                 }
                 self.queue_summary(die, cause);
             }
+            if kind == OpKind::Program {
+                // Its completion looks the logical page up: start fetching the entry now.
+                self.ftl.map.prefetch(self.ops[id as usize].lpn);
+            }
             self.metrics.flash_op(cause, kind);
             id = next;
         }
