@@ -200,6 +200,8 @@ impl Simulation<'_> {
     /// evicts), else straight to flash. Returns the die it queued work on, if any.
     pub(super) fn store_page(&mut self, req: u32, lpn: u32) -> Option<usize> {
         let version = self.ftl.map.next_version(lpn);
+        // The program's completion compares with the version the current page holds.
+        self.ftl.map.prefetch_mapped(lpn);
         self.notify(super::Notice::Written(lpn));
         if self.buffer.is_some() {
             return self.buffer_write(req, lpn);
