@@ -18,7 +18,7 @@ def test_the_pe_suspension_figure_is_drawn_from_the_experiments_results(tmp_path
     out = tmp_path / "fig1.png"
     fig1.main(out)
     printed = capsys.readouterr().out
-    assert "0 points run, 84 already done" in printed
+    assert "0 points run, 96 already done" in printed
     assert out.stat().st_size > 10_000
     # The table it prints is the report's: fin1 on SLC, RPS / FIFO.
     import ssdlab
