@@ -101,8 +101,9 @@ impl Mapping {
     pub fn lpn(&self, ppn: u32) -> u32 {
         self.physical[ppn as usize][0]
     }
-    /// Hints the CPU to fetch `lpn`'s entry into cache: an operation whose completion will
-    /// look it up calls this when it starts, so the lookup does not wait for memory.
+    /// Hints the CPU to fetch `lpn`'s entry into cache, some work before it is looked up (a
+    /// program when it starts, a request when it is read from the workload), so the lookup
+    /// does not wait for memory.
     #[inline]
     pub fn prefetch(&self, lpn: u32) {
         if let Some(entry) = self.logical.get(lpn as usize) {

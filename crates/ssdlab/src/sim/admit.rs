@@ -145,8 +145,6 @@ impl Simulation<'_> {
         (pages.end - pages.start) as u32
     }
 
-    /// The host pages request `r` covers (the end saturates for bytes past 2^64, which
-    /// [`Self::check_range`] refuses).
     /// Starts fetching the mapping entries of a request's first pages while earlier events
     /// run (a hint: a scheme's host mapping may send them elsewhere).
     fn prefetch_pages(&self, r: &Request) {
@@ -158,6 +156,8 @@ impl Simulation<'_> {
         }
     }
 
+    /// The host pages request `r` covers (the end saturates for bytes past 2^64, which
+    /// [`Self::check_range`] refuses).
     fn page_range(&self, r: &Request) -> std::ops::Range<u64> {
         let ps = u64::from(self.geo.page_size_bytes);
         r.offset_bytes / ps..r.offset_bytes.saturating_add(r.size_bytes).div_ceil(ps)
