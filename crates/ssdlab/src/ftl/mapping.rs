@@ -118,6 +118,17 @@ impl Mapping {
             prefetch(entry);
         }
     }
+    /// Whether `lpn`'s current data is at `ppn`; with `ppn` = [`NONE`], whether `lpn` was
+    /// never written (its data is the drive's pre-existing content). A copy made from `ppn`
+    /// becomes the mapping only while this holds.
+    #[inline]
+    pub fn is_at(&self, lpn: u32, ppn: u32) -> bool {
+        if ppn == NONE {
+            self.ppn(lpn) == NONE && self.newest(lpn) == 0
+        } else {
+            self.ppn(lpn) == ppn
+        }
+    }
     /// Newest version the host wrote for `lpn` (0 = never written).
     #[inline]
     pub fn newest(&self, lpn: u32) -> u32 {

@@ -383,7 +383,7 @@ impl Ftl {
     pub fn commit_move(&mut self, src: Ppn, dst: Ppn, lpn: u32) {
         let version = self.map.held(src.0);
         self.settle(dst, version);
-        if self.map.ppn(lpn) == src.0 {
+        if self.map.is_at(lpn, src.0) {
             let old = self.remap(lpn, dst.0);
             self.invalidate(old);
             self.validate(dst);
@@ -394,7 +394,7 @@ impl Ftl {
     /// migration: it becomes the mapping if the page is still unwritten.
     pub fn commit_materialize(&mut self, dst: Ppn, lpn: u32) {
         self.settle(dst, 0);
-        if self.map.ppn(lpn) == NONE && self.map.newest(lpn) == 0 {
+        if self.map.is_at(lpn, NONE) {
             self.remap(lpn, dst.0);
             self.validate(dst);
         }

@@ -157,12 +157,7 @@ impl Simulation<'_> {
     pub(super) fn start_idle_work(&mut self, die: usize) -> bool {
         while let Some(&id) = self.idle_work[die].front() {
             let op = &self.ops[id as usize];
-            let current = if op.src == NONE {
-                self.ftl.map.ppn(op.lpn) == NONE && self.ftl.map.newest(op.lpn) == 0
-            } else {
-                self.ftl.map.ppn(op.lpn) == op.src
-            };
-            if current && !self.pending_writes.contains_key(&op.lpn) {
+            if self.ftl.map.is_at(op.lpn, op.src) && !self.pending_writes.contains_key(&op.lpn) {
                 if self.gated(die) || !self.program_ready(die, id) {
                     return false;
                 }

@@ -188,7 +188,7 @@ impl GcRelocate for Shadow {
     /// A refresh waiting on `plane`, claimed as its next GC victim.
     fn claim_refresh(&mut self, cx: &mut Ctx, plane: u32) -> Option<u32> {
         let pending = &mut self.refresh_pending[plane as usize];
-        if pending.is_empty() || (cx.ftl_ref().planes[plane as usize].gc_jobs > 0) {
+        if pending.is_empty() || cx.ftl_ref().planes[plane as usize].gc_jobs > 0 {
             return None;
         }
         // Blocks erased or emptied since they fell due need no refresh.
