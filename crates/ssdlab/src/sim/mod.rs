@@ -521,6 +521,10 @@ impl<'w> Simulation<'w> {
         }
     }
 
+    /// Inlined with [`EventQueue::push`] so the event goes from registers into the queue: an
+    /// out-of-line call receives it through memory, stored field by field and reloaded whole
+    /// (a store-forwarding stall per event).
+    #[inline(always)]
     fn schedule(&mut self, at: SimTime, ev: Event) {
         self.events.push(at, ev);
     }
