@@ -340,7 +340,7 @@ impl Simulation<'_> {
             let (kind, cause, plane, next, stream) =
                 (op.kind, op.cause, op.plane, op.next, Self::stream_of(op));
             if kind == OpKind::Read && cause == Cause::User {
-                let (req, snapshot) = (op.req, op.snapshot);
+                let (req, snapshot) = (op.req, self.read_snapshots[id as usize]);
                 let mut waited = [0; OpClass::COUNT];
                 for c in OpClass::ALL {
                     let i = c as usize;
@@ -379,7 +379,7 @@ impl Simulation<'_> {
         let lead = &self.ops[leader as usize];
         let (kind, cause, transfer) = (lead.kind, lead.cause, lead.transfer);
         self.dies[die].occupy(leader, OpClass::of(kind, cause), now);
-        let t = self.timing;
+        let t = &self.timing;
         match kind {
             OpKind::Read => {
                 let sense = self

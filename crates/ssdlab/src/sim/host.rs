@@ -20,6 +20,7 @@ impl Simulation<'_> {
             }
             None => {
                 self.ops.push(op);
+                self.read_snapshots.push(Default::default());
                 (self.ops.len() - 1) as u32
             }
         }
@@ -38,7 +39,6 @@ impl Simulation<'_> {
             erase_epoch: 0,
             req: NONE,
             transfer: true,
-            snapshot: Default::default(),
             started: SimTime::ZERO,
             bus_wait_from: SimTime::ZERO,
             bus_wait_ns: 0,
@@ -140,8 +140,8 @@ impl Simulation<'_> {
             return Ok(None);
         }
         let die = op.die as usize;
-        op.snapshot = self.dies[die].occupancy(self.now);
         let id = self.new_op(op);
+        self.read_snapshots[id as usize] = self.dies[die].occupancy(self.now);
         self.enqueue(die, QueueKind::Read, id);
         Ok(Some(die))
     }

@@ -145,7 +145,6 @@ pub struct Op {
     pub(crate) erase_epoch: u32,
     pub(crate) req: u32,
     pub(crate) transfer: bool,
-    pub(crate) snapshot: [u64; OpClass::COUNT],
     pub(crate) started: SimTime,
     bus_wait_from: SimTime,
     bus_wait_ns: u64,
@@ -232,6 +231,10 @@ pub struct Simulation<'w> {
     dies: Vec<Die>,
     channels: Vec<Channel>,
     ops: Vec<Op>,
+    /// Per operation slot: its die's occupancy counters when the user read in it was queued
+    /// (its wait by class is the difference when it starts). Beside `ops`, not in `Op`, so
+    /// the copy of a completed `Op` stays small.
+    read_snapshots: Vec<[u64; OpClass::COUNT]>,
     free_ops: Vec<u32>,
     reqs: Vec<ReqState>,
     free_reqs: Vec<u32>,
@@ -342,6 +345,7 @@ impl<'w> Simulation<'w> {
             dies: (0..geo.dies()).map(|_| Die::default()).collect(),
             channels: (0..geo.channels).map(|_| Channel::default()).collect(),
             ops: Vec::new(),
+            read_snapshots: Vec::new(),
             free_ops: Vec::new(),
             reqs: Vec::new(),
             free_reqs: Vec::new(),

@@ -51,7 +51,7 @@ impl Simulation<'_> {
             op.bus_wait_ns += waited;
             m = op.next;
         }
-        let t = self.timing;
+        let t = &self.timing;
         let duration = if self.ops[leader as usize].kind == OpKind::Read {
             self.gang(leader)
                 .map(|m| t.level_transfer_ns[self.ops[m as usize].level as usize])

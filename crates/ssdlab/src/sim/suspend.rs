@@ -51,7 +51,7 @@ impl Simulation<'_> {
     /// Starts the array part of the die's program or erase: one phase when suspension is off,
     /// otherwise its ISPP / erase phases (or the rest of them after a bus reload).
     pub(super) fn start_pe_array(&mut self, die: usize) {
-        let t = self.timing;
+        let t = &self.timing;
         let leader = self.dies[die].op;
         let kind = self.ops[leader as usize].kind;
         if !self.suspension_on() {
@@ -66,9 +66,9 @@ impl Simulation<'_> {
         let pe = self.pe[die].get_or_insert_with(|| PeState {
             op: leader,
             phases: if kind == OpKind::Program {
-                suspend::program_phases(&t)
+                suspend::program_phases(t)
             } else {
-                suspend::erase_phases(&t)
+                suspend::erase_phases(t)
             },
             seg_start: SimTime::ZERO,
             suspending: false,
@@ -175,7 +175,7 @@ impl Simulation<'_> {
         if self.dies[die].cache_op != NONE && !self.cfg.suspend.resume_overlap {
             return;
         }
-        let t = self.timing;
+        let t = &self.timing;
         let ideal = self.cfg.suspend.policy == SuspendPolicy::Ideal;
         let page_kept = self.cfg.suspend.shadow_buffer;
         let pe = self.pe[die]
@@ -202,7 +202,7 @@ impl Simulation<'_> {
     /// The die's program or erase completed: account its effective against its nominal time.
     pub(super) fn pe_done(&mut self, die: usize, leader: u32) {
         let op = &self.ops[leader as usize];
-        let t = self.timing;
+        let t = &self.timing;
         let (array, transfer) = match op.kind {
             OpKind::Program => (
                 self.program_ns(leader),

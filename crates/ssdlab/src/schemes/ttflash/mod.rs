@@ -130,7 +130,6 @@ impl ReadRoute for TtFlash {
             let plane = cx.geo().die_plane(DieId(die));
             let mut child = cx.blank_op(OpKind::Read, Cause::Redundancy, plane.0);
             child.src = pid;
-            child.snapshot = cx.dies()[die as usize].occupancy(cx.now());
             cx.metrics().redundancy.reconstruction_reads += 1;
             let id = cx.new_op(child);
             cx.enqueue(die as usize, QueueKind::Read, id);
