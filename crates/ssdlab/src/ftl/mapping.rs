@@ -27,7 +27,7 @@ fn filled(n: usize) -> Result<Vec<[u32; 2]>, OutOfMemory> {
 
 /// Asks the CPU to bring `x`'s cache line closer (no effect on the result; a no-op off x86-64).
 #[inline]
-fn prefetch<T>(x: &T) {
+pub(crate) fn prefetch<T>(x: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch never faults and has no memory effect; `x` is a live reference.
     unsafe {
@@ -115,6 +115,13 @@ impl Mapping {
     #[inline]
     pub fn prefetch_mapped(&self, lpn: u32) {
         if let Some(entry) = self.physical.get(self.ppn(lpn) as usize) {
+            prefetch(entry);
+        }
+    }
+    /// Hints the CPU to fetch physical page `ppn`'s entry.
+    #[inline]
+    pub fn prefetch_physical(&self, ppn: u32) {
+        if let Some(entry) = self.physical.get(ppn as usize) {
             prefetch(entry);
         }
     }

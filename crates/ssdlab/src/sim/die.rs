@@ -367,8 +367,15 @@ impl Simulation<'_> {
                 self.queue_summary(die, cause);
             }
             if kind == OpKind::Program {
-                // Its completion looks the logical page up: start fetching the entry now.
-                self.ftl.map.prefetch(self.ops[id as usize].lpn);
+                let lpn = self.ops[id as usize].lpn;
+                if cause == Cause::User {
+                    // Its arrival looked the entry up, so it is likely cached: fetch what the
+                    // completion will invalidate.
+                    self.ftl.prefetch_overwrite(lpn);
+                } else {
+                    // Its completion looks the logical page up: start fetching the entry now.
+                    self.ftl.map.prefetch(lpn);
+                }
             }
             self.metrics.flash_op(cause, kind);
             id = next;
