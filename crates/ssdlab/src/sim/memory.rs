@@ -56,10 +56,11 @@ pub fn mib(b: u64) -> String {
     format!("{:.0} MiB", b as f64 / f64::from(1 << 20))
 }
 
-/// Bytes one in-flight host page may hold: its operation, its queue slot, the controller's
-/// in-flight entry, a share of its request, an event.
+/// Bytes one in-flight host page may hold: its operation and its slot's read snapshot, its
+/// queue slot, the controller's in-flight entry, a share of its request, an event.
 pub fn bytes_per_page_in_flight() -> u64 {
-    (std::mem::size_of::<Op>() + 4 + 24 + std::mem::size_of::<ReqState>() + 32) as u64
+    let snapshot = std::mem::size_of::<[u64; crate::sched::OpClass::COUNT]>();
+    (std::mem::size_of::<Op>() + snapshot + 4 + 24 + std::mem::size_of::<ReqState>() + 32) as u64
 }
 
 /// The memory a run of `cfg` needs, by part.
