@@ -107,8 +107,6 @@ pub struct BlockInfo {
     pub erase_count: u32,
     /// Time the last page was allocated (age for cost-benefit GC).
     pub last_write: SimTime,
-    /// Threshold-voltage level its pages were programmed with (since its last erase).
-    pub level: Level,
     /// Programmed in fast mode (shadowgc.txt: short retention, refreshed).
     pub fast: bool,
     /// Valid pages whose logical page is dirty in the host buffer (zombies).
@@ -175,10 +173,9 @@ impl PlaneInfo {
 }
 
 impl BlockInfo {
-    /// Becomes `stream`'s active block (`fast`: programmed in fast mode).
-    pub fn open(&mut self, stream: Stream, fast: bool) {
+    /// Becomes an active block (`fast`: programmed in fast mode); the FTL records its level.
+    pub fn open(&mut self, fast: bool) {
         self.state = BlockState::Active;
-        self.level = stream.level;
         self.fast = fast;
     }
     /// Its GC key: its valid count (plus its zombies when they count) if it is a candidate —
@@ -200,7 +197,6 @@ impl BlockInfo {
             inflight: 0,
             erase_count: 0,
             last_write: SimTime::ZERO,
-            level: Level::Normal,
             fast: false,
             zombies: 0,
         }

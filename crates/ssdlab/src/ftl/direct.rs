@@ -139,11 +139,12 @@ impl Ftl {
         let physical = self.map.physical_mut();
         self.blocks
             .par_chunks_mut(bpp)
+            .zip(self.levels.par_chunks_mut(bpp))
             .zip(self.gc_keys.par_chunks_mut(bpp))
             .zip(self.planes.par_iter_mut())
             .zip(physical.par_chunks_mut(bpp * ppb as usize))
             .enumerate()
-            .try_for_each(|(plane, (((blocks, keys), info), pages))| {
+            .try_for_each(|(plane, ((((blocks, levels), keys), info), pages))| {
                 if homed[plane] == 0 {
                     return Ok(());
                 }
@@ -157,6 +158,7 @@ impl Ftl {
                     victim: super::gc::policy(rules.victim, victim_rng),
                     rules: &rules,
                     blocks,
+                    levels,
                     keys,
                     info,
                 };
@@ -225,6 +227,7 @@ struct PlaneFill<'a> {
     first: u32,
     rules: &'a Rules,
     blocks: &'a mut [BlockInfo],
+    levels: &'a mut [Level],
     keys: &'a mut [u16],
     info: &'a mut PlaneInfo,
     /// Valid pages per block, for weighted draws.
@@ -269,7 +272,8 @@ impl PlaneFill<'_> {
         }
         let b = self.info.take_free(stream).ok_or_else(|| self.fail())?;
         let i = (b - self.first) as usize;
-        self.blocks[i].open(stream, false);
+        self.blocks[i].open(false);
+        self.levels[i] = stream.level;
         Ok((i, self.rules.data_ppb))
     }
 

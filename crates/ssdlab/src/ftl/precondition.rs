@@ -149,7 +149,7 @@ impl Ftl {
         let victim = self
             .claim_victim(plane, SimTime::ZERO)
             .ok_or(PreconditionError { plane: plane.0 })?;
-        let stream = Stream::gc(self.blocks[victim.0 as usize].level);
+        let stream = Stream::gc(self.block_level(victim));
         let first = self.geo.first_page(victim).0;
         // Moves go to other blocks, so the victim's pages can be walked while moving them.
         for src in first..first + self.blocks[victim.0 as usize].write_ptr {
@@ -276,7 +276,8 @@ mod tests {
         let blocks: Vec<_> = f
             .blocks
             .iter()
-            .map(|b| (b.state, b.valid, b.write_ptr, b.erase_count, b.level))
+            .zip(&f.levels)
+            .map(|(b, level)| (b.state, b.valid, b.write_ptr, b.erase_count, *level))
             .collect();
         let planes: Vec<_> = f
             .planes

@@ -112,7 +112,7 @@ impl Simulation<'_> {
         let level = if ppn == NONE {
             self.fill_level
         } else {
-            self.ftl.blocks[self.geo.block_of(Ppn(ppn)).0 as usize].level
+            self.ftl.block_level(self.geo.block_of(Ppn(ppn)))
         };
         if level == Level::High {
             return None;

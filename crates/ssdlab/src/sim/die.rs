@@ -91,7 +91,7 @@ impl Simulation<'_> {
     fn queue_summary(&mut self, die: usize, cause: Cause) {
         while let Some(pages) = self.ftl.take_summary() {
             let block = self.geo.block_of(Ppn(pages.start));
-            let level = self.ftl.blocks[block.0 as usize].level;
+            let level = self.ftl.block_level(block);
             let plane = self.geo.plane_of(Ppn(pages.start)).0;
             for p in pages {
                 let mut op = self.blank_op(OpKind::Program, cause, plane);

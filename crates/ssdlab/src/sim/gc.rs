@@ -52,7 +52,7 @@ impl Simulation<'_> {
         let moves: Vec<_> = self.ftl.valid_pages(victim).collect();
         let die = self.geo.die_of_plane(PlaneId(plane)).0 as usize;
         let copyback = self.cfg.flash.copyback;
-        let level = self.ftl.blocks[victim.0 as usize].level;
+        let level = self.ftl.block_level(victim);
         for (ppn, lpn) in moves {
             let Relocation {
                 from_buffer,
@@ -155,7 +155,7 @@ impl Simulation<'_> {
         if self.opts.verify {
             verify::check_erasable(&self.ftl, BlockId(job.block))?;
         }
-        let level = self.ftl.blocks[job.block as usize].level;
+        let level = self.ftl.block_level(BlockId(job.block));
         self.metrics.levels.erases[level as usize] += 1;
         if let Some(fill) = self.fill_blocks.get_mut(job.block as usize) {
             if std::mem::take(fill) {

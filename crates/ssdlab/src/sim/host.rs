@@ -122,7 +122,8 @@ impl Simulation<'_> {
         op.level = if ppn == NONE {
             self.fill_level
         } else {
-            self.ftl.blocks[self.geo.block_of(crate::flash::Ppn(ppn)).0 as usize].level
+            self.ftl
+                .block_level(self.geo.block_of(crate::flash::Ppn(ppn)))
         };
         if ppn != NONE && self.opts.verify {
             op.erase_epoch =

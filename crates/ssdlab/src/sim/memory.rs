@@ -78,7 +78,7 @@ pub fn estimate(cfg: &Config) -> MemoryEstimate {
         ),
         (
             "block state".to_string(),
-            t.blocks * (std::mem::size_of::<BlockInfo>() as u64 + 2 + 8)
+            t.blocks * (std::mem::size_of::<BlockInfo>() as u64 + 1 + 2 + 8)
                 + u64::from(geo.planes()) * std::mem::size_of::<PlaneInfo>() as u64,
         ),
         (

@@ -198,7 +198,9 @@ impl ReadRoute for Staging {
             }
             Decision::Copy(copy) => {
                 let block = cx.read_at(op, copy);
-                op.level = cx.ftl_ref().blocks[block].level;
+                op.level = cx
+                    .ftl_ref()
+                    .block_level(crate::flash::BlockId(block as u32));
                 Route::Queue
             }
         })
