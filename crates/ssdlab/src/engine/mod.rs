@@ -25,7 +25,10 @@ impl<E> Entry<E> {
     /// Whether this entry runs before `other`.
     #[inline]
     fn before(&self, other: &Self) -> bool {
-        (self.time, self.seq) < (other.time, other.seq)
+        // One 128-bit comparison: no branch between the two halves, so callers can select
+        // with a conditional move.
+        let key = |e: &Self| u128::from(e.time.0) << 64 | u128::from(e.seq);
+        key(self) < key(other)
     }
 }
 
@@ -74,21 +77,29 @@ impl<E: Copy> EventQueue<E> {
         let Some(&top) = self.heap.first() else {
             return Some((last.time, last.event));
         };
+        // Floyd's pop: move the hole from the root down to a leaf along the earlier child
+        // (chosen without a branch), then sift `last` up from there. The entry that replaces
+        // the root usually belongs near the bottom, so this takes fewer unpredictable branches
+        // than stopping on the way down.
         let n = self.heap.len();
         let mut i = 0;
-        loop {
-            let mut child = 2 * i + 1;
-            if child >= n {
-                break;
-            }
-            if child + 1 < n && self.heap[child + 1].before(&self.heap[child]) {
-                child += 1;
-            }
-            if !self.heap[child].before(&last) {
-                break;
-            }
+        while 2 * i + 2 < n {
+            let left = 2 * i + 1;
+            let child = left + usize::from(self.heap[left + 1].before(&self.heap[left]));
             self.heap[i] = self.heap[child];
             i = child;
+        }
+        if 2 * i + 1 < n {
+            self.heap[i] = self.heap[2 * i + 1];
+            i = 2 * i + 1;
+        }
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if !last.before(&self.heap[parent]) {
+                break;
+            }
+            self.heap[i] = self.heap[parent];
+            i = parent;
         }
         self.heap[i] = last;
         Some((top.time, top.event))
