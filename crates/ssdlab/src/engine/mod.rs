@@ -58,17 +58,9 @@ impl<E: Copy> EventQueue<E> {
             event,
         };
         self.next_seq += 1;
-        let mut i = self.heap.len();
+        let hole = self.heap.len();
         self.heap.push(entry);
-        while i > 0 {
-            let parent = (i - 1) / 2;
-            if !entry.before(&self.heap[parent]) {
-                break;
-            }
-            self.heap[i] = self.heap[parent];
-            i = parent;
-        }
-        self.heap[i] = entry;
+        self.sift_up(hole, entry);
     }
 
     /// Removes and returns the earliest event.
@@ -93,16 +85,22 @@ impl<E: Copy> EventQueue<E> {
             self.heap[i] = self.heap[2 * i + 1];
             i = 2 * i + 1;
         }
+        self.sift_up(i, last);
+        Some((top.time, top.event))
+    }
+
+    /// Places `entry` in the hole at `i` or above it, moving later parents down.
+    #[inline(always)]
+    fn sift_up(&mut self, mut i: usize, entry: Entry<E>) {
         while i > 0 {
             let parent = (i - 1) / 2;
-            if !last.before(&self.heap[parent]) {
+            if !entry.before(&self.heap[parent]) {
                 break;
             }
             self.heap[i] = self.heap[parent];
             i = parent;
         }
-        self.heap[i] = last;
-        Some((top.time, top.event))
+        self.heap[i] = entry;
     }
 }
 
