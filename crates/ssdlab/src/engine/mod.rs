@@ -9,8 +9,8 @@
 //! store-forwarding stall on every pop that cost ~15 % of the replay (`perf annotate` on a
 //! cache-resident run). Keeping the element in registers removes it; `push` is inlined into its
 //! callers for the same reason (an event passed through memory is stored field by field and
-//! reloaded whole). As `(time, sequence)` is a
-//! total order, any correct heap pops the same sequence.
+//! reloaded whole). `pop` is Floyd's, with the child chosen without a branch (see there). As
+//! `(time, sequence)` is a total order, any correct heap pops the same sequence.
 
 use crate::time::SimTime;
 

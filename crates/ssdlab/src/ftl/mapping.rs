@@ -114,11 +114,9 @@ impl Mapping {
     /// version that page holds); call once `lpn`'s own entry is likely cached.
     #[inline]
     pub fn prefetch_mapped(&self, lpn: u32) {
-        if let Some(entry) = self.physical.get(self.ppn(lpn) as usize) {
-            prefetch(entry);
-        }
+        self.prefetch_physical(self.ppn(lpn));
     }
-    /// Hints the CPU to fetch physical page `ppn`'s entry.
+    /// Hints the CPU to fetch physical page `ppn`'s entry (none for [`NONE`]).
     #[inline]
     pub fn prefetch_physical(&self, ppn: u32) {
         if let Some(entry) = self.physical.get(ppn as usize) {
