@@ -49,11 +49,14 @@ impl Simulation<'_> {
                 (self.gc_jobs.len() - 1) as u32
             }
         };
-        let moves: Vec<_> = self.ftl.valid_pages(victim).collect();
+        // The victim's valid pages, into a buffer kept across victims (one allocation per run).
+        let mut moves = std::mem::take(&mut self.gc_moves);
+        moves.clear();
+        moves.extend(self.ftl.valid_pages(victim));
         let die = self.geo.die_of_plane(PlaneId(plane)).0 as usize;
         let copyback = self.cfg.flash.copyback;
         let level = self.ftl.block_level(victim);
-        for (ppn, lpn) in moves {
+        for &(ppn, lpn) in &moves {
             let Relocation {
                 from_buffer,
                 dedicated,
@@ -90,6 +93,7 @@ impl Simulation<'_> {
             self.enqueue(die, QueueKind::Internal, id);
             self.gc_jobs[job as usize].pending_moves += 1;
         }
+        self.gc_moves = moves;
         if self.gc_jobs[job as usize].pending_moves == 0 {
             self.enqueue_erase(job);
         }

@@ -246,6 +246,8 @@ pub struct Simulation<'w> {
     /// GC jobs in progress (slots reused through `free_jobs`).
     gc_jobs: Vec<GcJob>,
     free_jobs: Vec<u32>,
+    /// Scratch list of a new victim's valid pages (physical, logical), reused across victims.
+    gc_moves: Vec<(crate::flash::Ppn, u32)>,
     /// Per die: the phased program/erase in progress or suspended (suspension on only).
     pe: Vec<Option<suspend::PeState>>,
     ipc_rng: rand_chacha::ChaCha8Rng,
@@ -354,6 +356,7 @@ impl<'w> Simulation<'w> {
             policies,
             gc_jobs: Vec::new(),
             free_jobs: Vec::new(),
+            gc_moves: Vec::new(),
             pe: (0..geo.dies()).map(|_| None).collect(),
             ipc_rng: rngs.stream("ipc-redo"),
             buffer: (cfg.buffer.device_pages > 0)
