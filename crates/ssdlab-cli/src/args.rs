@@ -182,6 +182,11 @@ pub struct SynthArgs {
     /// Output CSV (MSR Cambridge format).
     #[arg(long)]
     pub out: PathBuf,
+    /// The whole workload as a `--synth` spec (every key, including bursts, per-direction
+    /// popularity and locality; e.g. what `ssdlab trace fit` prints); the other workload
+    /// options below are then refused.
+    #[arg(long, value_name = "SPEC", conflicts_with_all = ["requests", "write_ratio", "size_kib", "iat_us", "rate_iops", "constant", "footprint_gib", "zipf", "seq", "rw_mix", "dedup", "dup_zipf", "dup_pool", "dup_reads", "seed"])]
+    pub spec: Option<String>,
     /// Number of requests.
     #[arg(long, default_value_t = 100_000)]
     pub requests: u64,
@@ -232,6 +237,9 @@ pub struct SynthArgs {
 
 impl SynthArgs {
     pub fn spec(&self) -> Result<SynthSpec, String> {
+        if let Some(spec) = &self.spec {
+            return spec.parse();
+        }
         let gap = self.rate_iops.map_or(self.iat_us, |r| 1e6 / r);
         let spec = SynthSpec {
             requests: self.requests,
@@ -251,6 +259,7 @@ impl SynthArgs {
             dup_pool: self.dup_pool,
             dup_reads: self.dup_reads,
             seed: self.seed,
+            ..SynthSpec::default()
         };
         spec.validate()?;
         Ok(spec)

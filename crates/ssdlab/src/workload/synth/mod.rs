@@ -1,0 +1,666 @@
+//! Seeded synthetic workloads: read/write mix, size distributions, arrival processes (Poisson,
+//! constant, ON/OFF and b-model bursts, for all requests or for reads and writes apart),
+//! footprint, Zipf popularity of reads and of writes, temporal locality (re-reads and reads
+//! after writes at a stack-distance law), sequential runs and deduplicable content.
+//!
+//! Specs written before the burst, per-direction and locality keys existed produce the same
+//! streams as they did: those keys draw nothing from the generator unless they are set.
+
+mod arrivals;
+mod spec;
+
+pub use arrivals::Process;
+
+use super::trace::TraceError;
+use super::{IoOp, Request};
+use arrivals::Arrival;
+use rand::distr::weighted::WeightedIndex;
+use rand::Rng;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Exp, LogNormal, Zipf};
+use std::io::Write;
+
+/// Inter-arrival distributions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Arrivals {
+    /// Exponential gaps (Poisson arrivals) with this mean, µs.
+    Exponential(f64),
+    /// Constant gaps, µs.
+    Constant(f64),
+}
+
+/// Request sizes in KiB with weights (none: uniform over the sizes).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sizes {
+    /// Sizes, KiB.
+    pub kib: Vec<u32>,
+    /// Relative weights, one per size, or empty for equal weights.
+    pub weights: Vec<f64>,
+}
+
+/// Keys set for one direction alone (`read_…`, `write_…`); `None` takes the spec's own.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OpSpec {
+    /// Arrival process of this direction: setting it for either direction splits the stream
+    /// into independent read and write processes, merged in time.
+    pub arrivals: Option<Process>,
+    /// Zipf exponent of this direction's popularity.
+    pub zipf: Option<f64>,
+    /// Pages this direction's popularity law ranges over (its hot set), GiB; at most
+    /// `footprint_gib`.
+    pub footprint_gib: Option<f64>,
+    /// Size distribution of this direction.
+    pub sizes: Option<Sizes>,
+    /// Probability that a request of this direction continues where the previous one ended.
+    pub seq: Option<f64>,
+}
+
+/// A synthetic workload specification.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SynthSpec {
+    /// Number of requests.
+    pub requests: u64,
+    /// Fraction of writes.
+    pub write_ratio: f64,
+    /// Request sizes in KiB.
+    pub size_kib: Vec<u32>,
+    /// Weights of `size_kib` (empty: chosen uniformly).
+    pub size_weights: Vec<f64>,
+    /// Mean gap and, without `burst`, the arrival process.
+    pub arrivals: Arrivals,
+    /// A bursty arrival process for all requests (`arrivals=onoff|bmodel`).
+    pub burst: Option<Process>,
+    /// Address range touched, GiB.
+    pub footprint_gib: f64,
+    /// Zipf exponent over 4 KiB pages of the footprint (0 = uniform).
+    pub zipf: f64,
+    /// Probability that a request continues where the previous one ended.
+    pub seq: f64,
+    /// Share of writes drawn from the same hot set as reads (1 = one distribution for both).
+    /// Below 1 the other writes hit a disjoint hot set, as in the papers' observation that most
+    /// pages are read-only or write-only (hotr.txt §II: 9.6 % of pages are mixed).
+    pub rw_mix: f64,
+    /// Keys of reads alone.
+    pub read: OpSpec,
+    /// Keys of writes alone.
+    pub write: OpSpec,
+    /// Probability that a read re-reads the start page of a recent read, `d` reads back with
+    /// `d` log-normal of median `reread_dist` and shape `dist_sigma` (at most 65,536 back).
+    pub reread: f64,
+    /// Median distance of a re-read, in read requests back.
+    pub reread_dist: f64,
+    /// Probability that a read goes to the start page of a recent write, `d` writes back
+    /// (log-normal of median `raw_dist`, shape `dist_sigma`).
+    pub raw: f64,
+    /// Median distance of a read after write, in write requests back.
+    pub raw_dist: f64,
+    /// Shape (σ of the logarithm) of both distance laws.
+    pub dist_sigma: f64,
+    /// Probability that a write request carries shared content (a duplicate once its content
+    /// has been written); 0 = writes carry no content fingerprint at all.
+    pub dedup: f64,
+    /// Zipf exponent over the pool of shared contents: how skewed reference counts are.
+    pub dup_zipf: f64,
+    /// Shared contents in the pool, as a fraction of the footprint's 4 KiB pages.
+    pub dup_pool: f64,
+    /// Probability that a read goes to where a recent write of shared content went (uniform
+    /// over the last 65,536 such writes, so contents with more references get more reads, as
+    /// deduphr.txt Fig. 4 observes); the other reads follow the address distribution.
+    pub dup_reads: f64,
+    /// Seed of the generator.
+    pub seed: u64,
+}
+
+impl Default for SynthSpec {
+    fn default() -> Self {
+        SynthSpec {
+            requests: 100_000,
+            write_ratio: 0.5,
+            size_kib: vec![4],
+            size_weights: Vec::new(),
+            arrivals: Arrivals::Exponential(100.0),
+            burst: None,
+            footprint_gib: 1.0,
+            zipf: 0.0,
+            seq: 0.0,
+            rw_mix: 1.0,
+            read: OpSpec::default(),
+            write: OpSpec::default(),
+            reread: 0.0,
+            reread_dist: 16.0,
+            raw: 0.0,
+            raw_dist: 16.0,
+            dist_sigma: 1.0,
+            dedup: 0.0,
+            dup_zipf: 1.0,
+            dup_pool: 0.01,
+            dup_reads: 0.0,
+            seed: 1,
+        }
+    }
+}
+
+/// Seed offsets of the generators of the arrival processes (apart from the main one).
+const SEED_BURST: u64 = 0x6275_7273_7400_0000;
+const SEED_READS: u64 = 0x7265_6164_7300_0000;
+const SEED_WRITES: u64 = 0x7772_6974_6500_0000;
+
+impl SynthSpec {
+    /// Whether reads and writes arrive as two processes (a direction has its own arrivals).
+    pub fn split(&self) -> bool {
+        self.read.arrivals.is_some() || self.write.arrivals.is_some()
+    }
+
+    /// The process of all requests (without a split).
+    fn process(&self) -> Process {
+        self.burst.unwrap_or(match self.arrivals {
+            Arrivals::Exponential(_) => Process::Poisson,
+            Arrivals::Constant(_) => Process::Constant,
+        })
+    }
+
+    /// Sizes of direction `op` (0 reads, 1 writes).
+    fn op_sizes(&self, op: usize) -> Sizes {
+        let o = if op == 0 { &self.read } else { &self.write };
+        o.sizes.clone().unwrap_or_else(|| Sizes {
+            kib: self.size_kib.clone(),
+            weights: self.size_weights.clone(),
+        })
+    }
+
+    /// The request stream.
+    ///
+    /// # Errors
+    /// The message of [`SynthSpec::validate`].
+    pub fn generate(&self) -> Result<Synth, String> {
+        self.validate()?;
+        let pages = ((self.footprint_gib * 262_144.0) as u64).max(1);
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+        let a = loop {
+            let a = rng.random_range(1..pages.max(2)) | 1;
+            if pages < 3 || gcd(a, pages) == 1 {
+                break a;
+            }
+        };
+        let pool = ((pages as f64 * self.dup_pool) as u64).max(1);
+        let gap = self.mean_gap_us();
+        let total_us = gap * self.requests as f64;
+        let clock = if self.split() {
+            let side = |op: &OpSpec, share: f64, seed: u64| {
+                (share > 0.0).then(|| {
+                    let mut r = ChaCha8Rng::seed_from_u64(self.seed ^ seed);
+                    let p = op.arrivals.unwrap_or(self.process());
+                    let a = Arrival::new(p, gap / share, total_us, &mut r);
+                    Side {
+                        arrival: a,
+                        rng: r,
+                        next_us: None,
+                    }
+                })
+            };
+            Clock::Split([
+                side(&self.read, 1.0 - self.write_ratio, SEED_READS),
+                side(&self.write, self.write_ratio, SEED_WRITES),
+            ])
+        } else if let Some(p) = self.burst {
+            let mut r = ChaCha8Rng::seed_from_u64(self.seed ^ SEED_BURST);
+            Clock::Burst(Side {
+                arrival: Arrival::new(p, gap, total_us, &mut r),
+                rng: r,
+                next_us: None,
+            })
+        } else {
+            Clock::Legacy(match self.arrivals {
+                Arrivals::Exponential(m) if m > 0.0 => {
+                    Some(Exp::new(1.0 / m).expect("positive rate"))
+                }
+                _ => None,
+            })
+        };
+        let dirs = [0, 1].map(|op| {
+            let o = if op == 0 { &self.read } else { &self.write };
+            let domain = o
+                .footprint_gib
+                .map_or(pages, |f| ((f * 262_144.0) as u64).clamp(1, pages));
+            let s = o.zipf.unwrap_or(self.zipf);
+            let sizes = self.op_sizes(op);
+            Direction {
+                domain,
+                zipf: (s > 0.0).then(|| Zipf::new(domain as f64, s).expect("validated exponent")),
+                weighted: (!sizes.weights.is_empty())
+                    .then(|| WeightedIndex::new(&sizes.weights).expect("validated weights")),
+                sizes: sizes.kib,
+                seq: o.seq.unwrap_or(self.seq),
+                next_page: 0,
+                started: false,
+                recent: Vec::new(),
+                recent_seen: 0,
+            }
+        });
+        let distance = |median: f64| {
+            LogNormal::new(median.ln(), self.dist_sigma).expect("validated distance law")
+        };
+        Ok(Synth {
+            pool,
+            pool_zipf: (self.dedup > 0.0 && self.dup_zipf > 0.0)
+                .then(|| Zipf::new(pool as f64, self.dup_zipf).expect("validated exponent")),
+            unique_contents: 0,
+            shared_writes: Vec::new(),
+            shared_seen: 0,
+            clock,
+            dirs,
+            reread_law: distance(self.reread_dist),
+            raw_law: distance(self.raw_dist),
+            spec: self.clone(),
+            pages,
+            scramble: a,
+            rng,
+            emitted: 0,
+            now_us: 0.0,
+            t0_us: None,
+            next_page: 0,
+        })
+    }
+}
+
+/// One running arrival process with its own generator.
+struct Side {
+    arrival: Arrival,
+    rng: ChaCha8Rng,
+    /// Its next arrival, µs (`None` before the first).
+    next_us: Option<f64>,
+}
+
+impl Side {
+    fn peek(&mut self) -> f64 {
+        match self.next_us {
+            Some(t) => t,
+            None => {
+                let t = self.arrival.next(0.0, true, &mut self.rng);
+                self.next_us = Some(t);
+                t
+            }
+        }
+    }
+
+    fn take(&mut self) -> f64 {
+        let t = self.peek();
+        self.next_us = Some(self.arrival.next(t, false, &mut self.rng));
+        t
+    }
+}
+
+/// Where arrival times come from.
+enum Clock {
+    /// Today's Poisson (`Some`) or constant gaps from the main generator.
+    Legacy(Option<Exp<f64>>),
+    /// One bursty process for all requests; directions drawn as before.
+    Burst(Side),
+    /// Reads and writes as two processes (`None`: that direction has no requests).
+    Split([Option<Side>; 2]),
+}
+
+/// What the generator keeps for one direction.
+struct Direction {
+    domain: u64,
+    zipf: Option<Zipf<f64>>,
+    sizes: Vec<u32>,
+    weighted: Option<WeightedIndex<f64>>,
+    seq: f64,
+    /// Split streams: where this direction's last request ended.
+    next_page: u64,
+    started: bool,
+    /// Start pages of this direction's recent requests (a ring of at most `RECENT_RING`),
+    /// kept only when re-reads or reads after writes are asked for.
+    recent: Vec<u64>,
+    recent_seen: u64,
+}
+
+impl Direction {
+    fn remember(&mut self, page: u64) {
+        if self.recent.len() < RECENT_RING {
+            self.recent.push(page);
+        } else {
+            self.recent[(self.recent_seen % RECENT_RING as u64) as usize] = page;
+        }
+        self.recent_seen += 1;
+    }
+
+    /// The start page of the request `back` requests ago (1 = the last), clipped to the ring.
+    fn back(&self, back: u64) -> u64 {
+        let back = back.clamp(1, self.recent.len() as u64);
+        let i = (self.recent_seen - back) % RECENT_RING as u64;
+        self.recent[i as usize]
+    }
+}
+
+/// Requests a re-read or a read after write can reach back.
+const RECENT_RING: usize = 65_536;
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+const SHARED_RING: usize = 65_536;
+
+/// The generator: an iterator of requests.
+pub struct Synth {
+    spec: SynthSpec,
+    pages: u64,
+    pool: u64,
+    pool_zipf: Option<Zipf<f64>>,
+    unique_contents: u64,
+    /// Start pages of recent shared-content writes (a ring of at most `SHARED_RING`).
+    shared_writes: Vec<u64>,
+    shared_seen: u64,
+    scramble: u64,
+    clock: Clock,
+    /// Reads, writes.
+    dirs: [Direction; 2],
+    reread_law: LogNormal<f64>,
+    raw_law: LogNormal<f64>,
+    rng: ChaCha8Rng,
+    emitted: u64,
+    now_us: f64,
+    /// First arrival of a bursty or split clock (times count from it).
+    t0_us: Option<f64>,
+    next_page: u64,
+}
+
+impl Synth {
+    /// Writes the whole stream as MSR Cambridge CSV (hostname `synth`, disk 0, response 0).
+    ///
+    /// # Errors
+    /// I/O errors of `out`.
+    pub fn write_msr_csv(self, out: &mut dyn Write) -> std::io::Result<u64> {
+        let base: u64 = 128_166_372_000_000_000; // 2007-02-22, like the MSR traces
+        let mut n = 0;
+        for r in self {
+            let r = r.expect("the generator does not fail");
+            let op = if r.op == IoOp::Read { "Read" } else { "Write" };
+            writeln!(
+                out,
+                "{},synth,0,{op},{},{},0",
+                base + r.time_ns / 100,
+                r.offset_bytes,
+                r.size_bytes
+            )?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Writes the whole stream in FIU IODedup format (`ts_ns pid process lba sectors R|W major
+    /// minor md5`), which keeps each write's content hash; reads get a zero hash.
+    ///
+    /// # Errors
+    /// I/O errors of `out`.
+    pub fn write_fiu(self, out: &mut dyn Write) -> std::io::Result<u64> {
+        let mut n = 0;
+        for r in self {
+            let r = r.expect("the generator does not fail");
+            let op = if r.op == IoOp::Read { "R" } else { "W" };
+            writeln!(
+                out,
+                "{} 0 synth {} {} {op} 8 0 {:032x}",
+                r.time_ns,
+                r.offset_bytes / 512,
+                r.size_bytes / 512,
+                r.content.unwrap_or(0)
+            )?;
+            n += 1;
+        }
+        Ok(n)
+    }
+}
+
+impl Iterator for Synth {
+    type Item = Result<Request, TraceError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.emitted >= self.spec.requests {
+            return None;
+        }
+        let split = matches!(self.clock, Clock::Split(_));
+        let op = match &mut self.clock {
+            Clock::Legacy(exp) => {
+                if self.emitted > 0 {
+                    self.now_us += match (self.spec.arrivals, exp) {
+                        (_, Some(e)) => e.sample(&mut self.rng),
+                        (Arrivals::Constant(g) | Arrivals::Exponential(g), None) => g,
+                    };
+                }
+                None
+            }
+            Clock::Burst(side) => {
+                let t = side.take();
+                self.now_us = t - *self.t0_us.get_or_insert(t);
+                None
+            }
+            Clock::Split(sides) => {
+                let r = sides[0].as_mut().map(Side::peek);
+                let w = sides[1].as_mut().map(Side::peek);
+                let op = match (r, w) {
+                    (Some(r), Some(w)) if w < r => 1,
+                    (Some(_), _) => 0,
+                    _ => 1,
+                };
+                let t = sides[op].as_mut().map(Side::take).expect("a direction with requests");
+                self.now_us = t - *self.t0_us.get_or_insert(t);
+                Some(op)
+            }
+        };
+        self.emitted += 1;
+        let op = op.unwrap_or_else(|| usize::from(self.rng.random_bool(self.spec.write_ratio)));
+        let io = if op == 1 { IoOp::Write } else { IoOp::Read };
+        let dir = &self.dirs[op];
+        let kib = match &dir.weighted {
+            Some(w) => dir.sizes[w.sample(&mut self.rng)],
+            None => dir.sizes[self.rng.random_range(0..dir.sizes.len())],
+        };
+        let size_pages = u64::from(kib).div_ceil(4);
+        let continues = if split {
+            dir.started
+        } else {
+            self.emitted > 1
+        };
+        let previous_end = if split { dir.next_page } else { self.next_page };
+        let start = if continues && self.rng.random_bool(dir.seq) {
+            previous_end
+        } else if let Some(page) = self.local(io) {
+            page
+        } else if io == IoOp::Read
+            && self.spec.dup_reads > 0.0
+            && !self.shared_writes.is_empty()
+            && self.rng.random_bool(self.spec.dup_reads)
+        {
+            self.shared_writes[self.rng.random_range(0..self.shared_writes.len())]
+        } else {
+            let dir = &self.dirs[op];
+            let rank = match &dir.zipf {
+                Some(z) => z.sample(&mut self.rng) as u64 - 1,
+                None => self.rng.random_range(0..dir.domain),
+            };
+            // Writes outside the shared share of the mix use a disjoint hot set: their ranks land
+            // half the footprint away from where the same ranks of reads land.
+            let shift = if io == IoOp::Write
+                && self.spec.rw_mix < 1.0
+                && !self.rng.random_bool(self.spec.rw_mix)
+            {
+                self.pages / 2
+            } else {
+                0
+            };
+            // Scatter ranks over the footprint so hot pages are not neighbours.
+            ((u128::from(rank) * u128::from(self.scramble) + u128::from(shift))
+                % u128::from(self.pages)) as u64
+        };
+        let start = if start + size_pages > self.pages {
+            0
+        } else {
+            start
+        };
+        self.next_page = start + size_pages;
+        let dir = &mut self.dirs[op];
+        dir.next_page = start + size_pages;
+        dir.started = true;
+        if (op == 0 && self.spec.reread > 0.0) || (op == 1 && self.spec.raw > 0.0) {
+            dir.remember(start);
+        }
+        let content = (io == IoOp::Write && self.spec.dedup > 0.0).then(|| self.content());
+        if content.is_some_and(|c| c >> 127 == 1) {
+            if self.shared_writes.len() < SHARED_RING {
+                self.shared_writes.push(start);
+            } else {
+                self.shared_writes[(self.shared_seen % SHARED_RING as u64) as usize] = start;
+            }
+            self.shared_seen += 1;
+        }
+        Some(Ok(Request {
+            time_ns: (self.now_us * 1e3).round() as u64,
+            offset_bytes: start * 4096,
+            size_bytes: u64::from(kib) * 1024,
+            op: io,
+            device: 0,
+            content,
+        }))
+    }
+}
+
+impl Synth {
+    /// A read's page from temporal locality: a re-read of a recent read's start page or the
+    /// start page of a recent write (`None`: neither drawn, or nothing recent yet). Draws
+    /// nothing unless `reread` or `raw` is set.
+    fn local(&mut self, io: IoOp) -> Option<u64> {
+        let (reread, raw) = (self.spec.reread, self.spec.raw);
+        if io != IoOp::Read || reread + raw <= 0.0 {
+            return None;
+        }
+        let u: f64 = self.rng.random();
+        let (dir, law) = if u < reread {
+            (&self.dirs[0], &self.reread_law)
+        } else if u < reread + raw {
+            (&self.dirs[1], &self.raw_law)
+        } else {
+            return None;
+        };
+        if dir.recent.is_empty() {
+            return None;
+        }
+        let back = law.sample(&mut self.rng).round().min(1e12) as u64;
+        Some(dir.back(back))
+    }
+}
+
+impl Synth {
+    /// Content of a write request: a member of the shared pool (rank drawn Zipf) with
+    /// probability `dedup`, else new unique content. Page k of a request gets the fingerprint
+    /// derived from its content and k (`dedup::page_fingerprint`), so two writes of one pool
+    /// member share their pages' contents page by page.
+    fn content(&mut self) -> u128 {
+        const SHARED: u128 = 1 << 127;
+        if self.rng.random_bool(self.spec.dedup) {
+            let rank = match &self.pool_zipf {
+                Some(z) => z.sample(&mut self.rng) as u64 - 1,
+                None => self.rng.random_range(0..self.pool),
+            };
+            SHARED | (u128::from(self.spec.seed) << 64) | u128::from(rank)
+        } else {
+            self.unique_contents += 1;
+            (u128::from(self.spec.seed) << 64) | u128::from(self.unique_contents)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_seed_same_stream_and_ratios_hold() {
+        let spec: SynthSpec = "requests=20000,write_ratio=0.6,size_kib=4|8|16,iat_us=10,footprint_gib=1,zipf=0.9,seed=7".parse().unwrap();
+        let a: Vec<_> = spec.generate().unwrap().map(Result::unwrap).collect();
+        let b: Vec<_> = spec.generate().unwrap().map(Result::unwrap).collect();
+        assert_eq!(a, b);
+        let writes = a.iter().filter(|r| r.op == IoOp::Write).count() as f64 / a.len() as f64;
+        assert!((writes - 0.6).abs() < 0.02, "{writes}");
+        let mean_gap = a.last().unwrap().time_ns as f64 / (a.len() - 1) as f64 / 1e3;
+        assert!((mean_gap - 10.0).abs() < 0.5, "{mean_gap}");
+        assert!(a.iter().all(|r| r.offset_bytes + r.size_bytes <= 1 << 30));
+    }
+
+    #[test]
+    fn rw_mix_separates_the_hot_sets_of_reads_and_writes() {
+        let hot = |mix: f64| {
+            let spec: SynthSpec = format!(
+                "requests=40000,write_ratio=0.5,footprint_gib=0.1,zipf=1.1,rw_mix={mix},seed=3"
+            )
+            .parse()
+            .unwrap();
+            let (mut reads, mut writes) = (
+                std::collections::HashMap::new(),
+                std::collections::HashMap::new(),
+            );
+            for r in spec.generate().unwrap().map(Result::unwrap) {
+                let m = if r.op == IoOp::Read {
+                    &mut reads
+                } else {
+                    &mut writes
+                };
+                *m.entry(r.offset_bytes).or_insert(0u32) += 1;
+            }
+            let top = |m: &std::collections::HashMap<u64, u32>| {
+                let mut v: Vec<_> = m.iter().map(|(k, c)| (*c, *k)).collect();
+                v.sort_unstable_by(|a, b| b.cmp(a));
+                v.into_iter()
+                    .take(50)
+                    .map(|(_, k)| k)
+                    .collect::<std::collections::HashSet<_>>()
+            };
+            top(&reads).intersection(&top(&writes)).count()
+        };
+        assert!(hot(1.0) > 35, "one distribution: the hot pages are shared");
+        assert!(hot(0.0) < 5, "disjoint hot sets");
+    }
+
+    #[test]
+    fn unknown_key_and_bad_values_are_named() {
+        assert!("requets=5"
+            .parse::<SynthSpec>()
+            .unwrap_err()
+            .contains("requets"));
+        assert!("write_ratio=2"
+            .parse::<SynthSpec>()
+            .unwrap_err()
+            .contains("write_ratio"));
+    }
+
+    #[test]
+    fn synth_counts_must_be_whole_numbers() {
+        for bad in [
+            "requests=-5",
+            "requests=nan",
+            "requests=2.7",
+            "seed=-1",
+            "seed=inf",
+        ] {
+            let e = bad.parse::<SynthSpec>().unwrap_err();
+            assert!(e.contains("whole number"), "{bad}: {e}");
+        }
+        let ok: SynthSpec = "requests=1e5,seed=3".parse().unwrap();
+        assert_eq!((ok.requests, ok.seed), (100_000, 3));
+    }
+
+    #[test]
+    fn synth_rates_and_spans_are_bounded() {
+        for bad in ["rate_iops=-5", "rate_iops=0", "rate_iops=nan"] {
+            let e = bad.parse::<SynthSpec>().unwrap_err();
+            assert!(e.contains("rate_iops"), "{bad}: {e}");
+        }
+        let e = "iat_us=1e300".parse::<SynthSpec>().unwrap_err();
+        assert!(e.contains("iat_us") && e.contains("span"), "{e}");
+    }
+}

@@ -1,0 +1,463 @@
+//! The `--synth` spec: its keys, their checks and the canonical one-line form
+//! (`key=value,...`) that `ssdlab trace fit` prints and `--synth` reads back.
+//!
+//! Keys of the arrival process (`arrivals`, `on_ms`, `off_ms`, `on_share`, `b`, `span_s`), of
+//! popularity (`zipf`, `footprint_gib`), of sizes (`size_kib`) and `seq` also take a `read_` or
+//! `write_` prefix, which sets them for that direction alone. A prefixed arrival key splits the
+//! stream: reads and writes then arrive as two independent processes, merged in time.
+
+use super::arrivals::Process;
+use super::{Arrivals, OpSpec, Sizes, SynthSpec};
+use std::fmt;
+use std::str::FromStr;
+
+/// Longest nominal span of a synthetic workload, µs (1e18 ns: arrival times are u64 ns).
+const MAX_SPAN_US: f64 = 1e15;
+
+/// Every key `--synth` knows, for the message naming an unknown one.
+const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, footprint_gib, zipf, seq, rw_mix, reread, reread_dist, raw, raw_dist, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, seed (and read_/write_ before arrivals, on_ms, off_ms, on_share, b, span_s, footprint_gib, zipf, size_kib, seq)";
+
+impl Sizes {
+    /// Checks sizes and weights; `key` names them in messages.
+    fn validate(&self, key: &str) -> Result<(), String> {
+        if self.kib.is_empty()
+            || self
+                .kib
+                .iter()
+                .any(|&s| s == 0 || s % 4 != 0 && s != 1 && s != 2)
+        {
+            return Err(format!(
+                "{key} = {:?}: sizes must be 1, 2 or multiples of 4 KiB, at least one",
+                self.kib
+            ));
+        }
+        if !self.weights.is_empty()
+            && (self.weights.len() != self.kib.len()
+                || self.weights.iter().any(|w| !(w.is_finite() && *w > 0.0)))
+        {
+            return Err(format!(
+                "{key}: every size needs a weight > 0 (4:0.6|8:0.4) or none does"
+            ));
+        }
+        Ok(())
+    }
+
+    fn parse(key: &str, v: &str) -> Result<Sizes, String> {
+        let bad = || format!("synthetic spec {key}: expected sizes like 4|8|16 or 4:0.6|8:0.4, found `{v}`");
+        let mut s = Sizes::default();
+        for part in v.split('|') {
+            match part.split_once(':') {
+                Some((k, w)) => {
+                    s.kib.push(k.trim().parse().map_err(|_| bad())?);
+                    s.weights.push(w.trim().parse().map_err(|_| bad())?);
+                }
+                None => s.kib.push(part.trim().parse().map_err(|_| bad())?),
+            }
+        }
+        if !s.weights.is_empty() && s.weights.len() != s.kib.len() {
+            return Err(bad());
+        }
+        Ok(s)
+    }
+}
+
+impl fmt::Display for Sizes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, k) in self.kib.iter().enumerate() {
+            if i > 0 {
+                f.write_str("|")?;
+            }
+            write!(f, "{k}")?;
+            if let Some(w) = self.weights.get(i) {
+                write!(f, ":{w}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl SynthSpec {
+    /// Checks the spec; each message names the parameter.
+    ///
+    /// # Errors
+    /// A message naming the first bad parameter.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(0.0..=1.0).contains(&self.write_ratio) {
+            return Err(format!(
+                "write_ratio = {}: must be in [0, 1]",
+                self.write_ratio
+            ));
+        }
+        Sizes {
+            kib: self.size_kib.clone(),
+            weights: self.size_weights.clone(),
+        }
+        .validate("size_kib")?;
+        let gap = self.mean_gap_us();
+        if !(gap.is_finite() && gap >= 0.0) {
+            return Err(format!("iat_us = {gap}: must be >= 0"));
+        }
+        // Arrival times are u64 nanoseconds: keep the nominal span (mean gap x requests) within
+        // 1e18 ns (~32 years), a factor 18 below the limit for the tails of random gaps.
+        if gap * self.requests as f64 > MAX_SPAN_US {
+            return Err(format!(
+                "iat_us = {gap:.3e}: {} requests at this mean gap span {:.3e} us, more than the {MAX_SPAN_US:.0e} us a run can represent",
+                self.requests,
+                gap * self.requests as f64
+            ));
+        }
+        let max_kib = [&self.size_kib, &self.op_sizes(0).kib, &self.op_sizes(1).kib]
+            .iter()
+            .flat_map(|v| v.iter())
+            .copied()
+            .max()
+            .unwrap_or(4);
+        if !(self.footprint_gib.is_finite()
+            && self.footprint_gib * 1024.0 * 1024.0 >= f64::from(max_kib))
+        {
+            return Err(format!(
+                "footprint_gib = {}: must hold at least one request",
+                self.footprint_gib
+            ));
+        }
+        if !(self.zipf.is_finite() && self.zipf >= 0.0) {
+            return Err(format!("zipf = {}: must be >= 0", self.zipf));
+        }
+        for (key, x) in [
+            ("seq", self.seq),
+            ("rw_mix", self.rw_mix),
+            ("dedup", self.dedup),
+            ("dup_reads", self.dup_reads),
+            ("reread", self.reread),
+            ("raw", self.raw),
+        ] {
+            if !(0.0..=1.0).contains(&x) {
+                return Err(format!("{key} = {x}: must be in [0, 1]"));
+            }
+        }
+        if self.reread + self.raw > 1.0 {
+            return Err(format!(
+                "reread + raw = {}: the two are shares of the reads and must add up to at most 1",
+                self.reread + self.raw
+            ));
+        }
+        for (key, x) in [
+            ("reread_dist", self.reread_dist),
+            ("raw_dist", self.raw_dist),
+        ] {
+            if !(x.is_finite() && x >= 1.0) {
+                return Err(format!("{key} = {x}: must be >= 1 (requests back)"));
+            }
+        }
+        if !(self.dist_sigma.is_finite() && (0.0..=10.0).contains(&self.dist_sigma)) {
+            return Err(format!("dist_sigma = {}: must be in [0, 10]", self.dist_sigma));
+        }
+        if !(self.dup_zipf.is_finite() && self.dup_zipf >= 0.0) {
+            return Err(format!("dup_zipf = {}: must be >= 0", self.dup_zipf));
+        }
+        if !(self.dup_pool > 0.0 && self.dup_pool <= 1.0) {
+            return Err(format!("dup_pool = {}: must be in (0, 1]", self.dup_pool));
+        }
+        if let Some(p) = self.burst {
+            p.validate("")?;
+            if gap <= 0.0 {
+                return Err(format!("iat_us = 0: arrivals = {} needs a mean gap > 0", p.name()));
+            }
+        }
+        for (prefix, op) in [("read_", &self.read), ("write_", &self.write)] {
+            op.validate(prefix, self.footprint_gib)?;
+        }
+        if self.split() && gap <= 0.0 {
+            return Err("iat_us = 0: separate read and write arrival processes need a mean gap > 0".into());
+        }
+        Ok(())
+    }
+
+    /// The spec's mean gap between requests, µs.
+    pub fn mean_gap_us(&self) -> f64 {
+        match self.arrivals {
+            Arrivals::Exponential(g) | Arrivals::Constant(g) => g,
+        }
+    }
+}
+
+impl OpSpec {
+    fn validate(&self, prefix: &str, footprint_gib: f64) -> Result<(), String> {
+        if let Some(p) = &self.arrivals {
+            p.validate(prefix)?;
+        }
+        if let Some(z) = self.zipf {
+            if !(z.is_finite() && z >= 0.0) {
+                return Err(format!("{prefix}zipf = {z}: must be >= 0"));
+            }
+        }
+        if let Some(f) = self.footprint_gib {
+            if !(f.is_finite() && f * 262_144.0 >= 1.0 && f <= footprint_gib) {
+                return Err(format!(
+                    "{prefix}footprint_gib = {f}: must be at least one 4 KiB page and at most footprint_gib = {footprint_gib}"
+                ));
+            }
+        }
+        if let Some(s) = &self.sizes {
+            s.validate(&format!("{prefix}size_kib"))?;
+        }
+        if let Some(s) = self.seq {
+            if !(0.0..=1.0).contains(&s) {
+                return Err(format!("{prefix}seq = {s}: must be in [0, 1]"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Keys of one arrival process as written (before they are put together).
+#[derive(Default)]
+struct ProcessKeys {
+    kind: Option<String>,
+    on_ms: Option<f64>,
+    off_ms: Option<f64>,
+    on_share: Option<f64>,
+    b: Option<f64>,
+    span_s: Option<f64>,
+}
+
+impl ProcessKeys {
+    /// The process these keys describe (`None` without an `arrivals` key).
+    fn build(&self, prefix: &str) -> Result<Option<Process>, String> {
+        let need = |x: Option<f64>, key: &str, kind: &str| {
+            x.ok_or_else(|| format!("synthetic spec: {prefix}arrivals={kind} needs {prefix}{key}"))
+        };
+        let stray = |keys: &[(&str, Option<f64>)], kind: &str| {
+            keys.iter().find(|(_, v)| v.is_some()).map_or(Ok(()), |(k, _)| {
+                Err(format!("synthetic spec: {prefix}{k} does not apply to {prefix}arrivals={kind}"))
+            })
+        };
+        let Some(kind) = self.kind.as_deref() else {
+            return stray(
+                &[("on_ms", self.on_ms), ("off_ms", self.off_ms), ("on_share", self.on_share), ("b", self.b), ("span_s", self.span_s)],
+                "exp (give an arrivals key)",
+            )
+            .map(|()| None);
+        };
+        let p = match kind {
+            "exp" | "const" => {
+                stray(&[("on_ms", self.on_ms), ("off_ms", self.off_ms), ("on_share", self.on_share), ("b", self.b), ("span_s", self.span_s)], kind)?;
+                if kind == "exp" {
+                    Process::Poisson
+                } else {
+                    Process::Constant
+                }
+            }
+            "onoff" => {
+                stray(&[("b", self.b), ("span_s", self.span_s)], kind)?;
+                Process::OnOff {
+                    on_ms: need(self.on_ms, "on_ms", kind)?,
+                    off_ms: need(self.off_ms, "off_ms", kind)?,
+                    on_share: need(self.on_share, "on_share", kind)?,
+                }
+            }
+            "bmodel" => {
+                stray(&[("on_ms", self.on_ms), ("off_ms", self.off_ms), ("on_share", self.on_share)], kind)?;
+                Process::BModel {
+                    b: need(self.b, "b", kind)?,
+                    span_s: self.span_s,
+                }
+            }
+            other => {
+                return Err(format!(
+                    "synthetic spec {prefix}arrivals: expected exp, const, onoff or bmodel, found `{other}`"
+                ))
+            }
+        };
+        Ok(Some(p))
+    }
+}
+
+impl FromStr for SynthSpec {
+    type Err = String;
+    /// Parses `key=value,...`; the keys are listed in the module doc and docs/workloads.md.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let mut spec = SynthSpec::default();
+        let mut gap = 100.0;
+        let mut procs: [ProcessKeys; 3] = Default::default();
+        for kv in s.split(',').filter(|kv| !kv.trim().is_empty()) {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| format!("synthetic spec `{kv}`: expected key=value"))?;
+            let k = k.trim();
+            let num = |v: &str| {
+                v.trim()
+                    .parse::<f64>()
+                    .map_err(|_| format!("synthetic spec {k}: expected a number, found `{v}`"))
+            };
+            // Counts and seeds: whole numbers (written as 100000 or 1e5), not negative, exact
+            // in a double.
+            let whole = |v: &str| {
+                let x = num(v)?;
+                if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= 2f64.powi(53) {
+                    Ok(x as u64)
+                } else {
+                    Err(format!(
+                        "synthetic spec {k} = {}: expected a whole number >= 0",
+                        v.trim()
+                    ))
+                }
+            };
+            let (slot, base) = match (k.strip_prefix("read_"), k.strip_prefix("write_")) {
+                (Some(b), _) => (1, b),
+                (_, Some(b)) => (2, b),
+                _ => (0, k),
+            };
+            let op = match slot {
+                1 => Some(&mut spec.read),
+                2 => Some(&mut spec.write),
+                _ => None,
+            };
+            let p = &mut procs[slot];
+            match (base, op) {
+                ("arrivals", _) => p.kind = Some(v.trim().to_string()),
+                ("on_ms", _) => p.on_ms = Some(num(v)?),
+                ("off_ms", _) => p.off_ms = Some(num(v)?),
+                ("on_share", _) => p.on_share = Some(num(v)?),
+                ("b", _) => p.b = Some(num(v)?),
+                ("span_s", _) => p.span_s = Some(num(v)?),
+                ("zipf", Some(op)) => op.zipf = Some(num(v)?),
+                ("footprint_gib", Some(op)) => op.footprint_gib = Some(num(v)?),
+                ("size_kib", Some(op)) => op.sizes = Some(Sizes::parse(k, v)?),
+                ("seq", Some(op)) => op.seq = Some(num(v)?),
+                ("requests", None) => spec.requests = whole(v)?,
+                ("write_ratio", None) => spec.write_ratio = num(v)?,
+                ("size_kib", None) => {
+                    let s = Sizes::parse(k, v)?;
+                    spec.size_kib = s.kib;
+                    spec.size_weights = s.weights;
+                }
+                ("iat_us", None) => gap = num(v)?,
+                ("rate_iops", None) => {
+                    let rate = num(v)?;
+                    if !(rate.is_finite() && rate > 0.0) {
+                        return Err(format!("synthetic spec rate_iops = {}: must be > 0", v.trim()));
+                    }
+                    gap = 1e6 / rate;
+                }
+                ("footprint_gib", None) => spec.footprint_gib = num(v)?,
+                ("zipf", None) => spec.zipf = num(v)?,
+                ("seq", None) => spec.seq = num(v)?,
+                ("rw_mix", None) => spec.rw_mix = num(v)?,
+                ("reread", None) => spec.reread = num(v)?,
+                ("reread_dist", None) => spec.reread_dist = num(v)?,
+                ("raw", None) => spec.raw = num(v)?,
+                ("raw_dist", None) => spec.raw_dist = num(v)?,
+                ("dist_sigma", None) => spec.dist_sigma = num(v)?,
+                ("dedup", None) => spec.dedup = num(v)?,
+                ("dup_zipf", None) => spec.dup_zipf = num(v)?,
+                ("dup_pool", None) => spec.dup_pool = num(v)?,
+                ("dup_reads", None) => spec.dup_reads = num(v)?,
+                ("seed", None) => spec.seed = whole(v)?,
+                _ => return Err(format!("synthetic spec: unknown key `{k}` (known: {KNOWN})")),
+            }
+        }
+        let global = procs[0].build("")?;
+        spec.arrivals = if global == Some(Process::Constant) {
+            Arrivals::Constant(gap)
+        } else {
+            Arrivals::Exponential(gap)
+        };
+        spec.burst = global.filter(|p| !matches!(p, Process::Poisson | Process::Constant));
+        spec.read.arrivals = procs[1].build("read_")?;
+        spec.write.arrivals = procs[2].build("write_")?;
+        spec.validate()?;
+        Ok(spec)
+    }
+}
+
+/// Writes a process's keys with `prefix`.
+fn write_process(f: &mut fmt::Formatter<'_>, prefix: &str, p: &Process) -> fmt::Result {
+    write!(f, ",{prefix}arrivals={}", p.name())?;
+    match *p {
+        Process::Poisson | Process::Constant => Ok(()),
+        Process::OnOff {
+            on_ms,
+            off_ms,
+            on_share,
+        } => write!(
+            f,
+            ",{prefix}on_ms={on_ms},{prefix}off_ms={off_ms},{prefix}on_share={on_share}"
+        ),
+        Process::BModel { b, span_s } => {
+            write!(f, ",{prefix}b={b}")?;
+            match span_s {
+                Some(s) => write!(f, ",{prefix}span_s={s}"),
+                None => Ok(()),
+            }
+        }
+    }
+}
+
+/// The canonical spec: every key that differs from its default (and always requests,
+/// write_ratio, size_kib, iat_us, footprint_gib and seed), in a fixed order; it parses back
+/// to the same spec.
+impl fmt::Display for SynthSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = SynthSpec::default();
+        let sizes = Sizes {
+            kib: self.size_kib.clone(),
+            weights: self.size_weights.clone(),
+        };
+        write!(
+            f,
+            "requests={},write_ratio={},size_kib={sizes},iat_us={}",
+            self.requests,
+            self.write_ratio,
+            self.mean_gap_us()
+        )?;
+        match (&self.burst, self.arrivals) {
+            (Some(p), _) => write_process(f, "", p)?,
+            (None, Arrivals::Constant(_)) => f.write_str(",arrivals=const")?,
+            (None, Arrivals::Exponential(_)) => {}
+        }
+        write!(f, ",footprint_gib={}", self.footprint_gib)?;
+        for (key, x, default) in [
+            ("zipf", self.zipf, d.zipf),
+            ("seq", self.seq, d.seq),
+            ("rw_mix", self.rw_mix, d.rw_mix),
+        ] {
+            if x != default {
+                write!(f, ",{key}={x}")?;
+            }
+        }
+        for (prefix, op) in [("read_", &self.read), ("write_", &self.write)] {
+            if let Some(p) = &op.arrivals {
+                write_process(f, prefix, p)?;
+            }
+            if let Some(z) = op.zipf {
+                write!(f, ",{prefix}zipf={z}")?;
+            }
+            if let Some(x) = op.footprint_gib {
+                write!(f, ",{prefix}footprint_gib={x}")?;
+            }
+            if let Some(s) = &op.sizes {
+                write!(f, ",{prefix}size_kib={s}")?;
+            }
+            if let Some(s) = op.seq {
+                write!(f, ",{prefix}seq={s}")?;
+            }
+        }
+        for (key, x, default) in [
+            ("reread", self.reread, d.reread),
+            ("reread_dist", self.reread_dist, d.reread_dist),
+            ("raw", self.raw, d.raw),
+            ("raw_dist", self.raw_dist, d.raw_dist),
+            ("dist_sigma", self.dist_sigma, d.dist_sigma),
+            ("dedup", self.dedup, d.dedup),
+            ("dup_zipf", self.dup_zipf, d.dup_zipf),
+            ("dup_pool", self.dup_pool, d.dup_pool),
+            ("dup_reads", self.dup_reads, d.dup_reads),
+        ] {
+            if x != default {
+                write!(f, ",{key}={x}")?;
+            }
+        }
+        write!(f, ",seed={}", self.seed)
+    }
+}
