@@ -57,8 +57,36 @@ pub enum Command {
 
 #[derive(Subcommand, Debug)]
 pub enum TraceCmd {
-    /// Requests, read %, mean size, footprint, duration, inter-arrival mean.
+    /// Requests, read %, mean size, footprint, duration, inter-arrival mean, and what decides
+    /// interference: burstiness, popularity and reuse, page types, sizes, sequentiality.
     Stats(StatsArgs),
+    /// Fit a synthetic stand-in to a trace: prints a `--synth` spec on one line (and the
+    /// statistics it matches) that `run --synth`, `synth --spec` and experiments accept.
+    Fit(FitArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct FitArgs {
+    /// Trace file (plain or gzip; `-` reads standard input).
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub trace: TraceArgs,
+    /// Requests of the stand-in (default: the trace's count); the arrival process repeats
+    /// over windows of the trace's duration.
+    #[arg(long)]
+    pub requests: Option<u64>,
+    /// Seed of the stand-in.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Indirect-inference rounds (0: the direct estimates only).
+    #[arg(long, default_value_t = 6)]
+    pub rounds: usize,
+    /// Also write the spec as TOML (`synth = "…"`, with the fit's evidence as comments).
+    #[arg(long, value_name = "SPEC.toml")]
+    pub out: Option<PathBuf>,
+    /// Print JSON (the spec, the arrival choices and the residuals).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -116,7 +144,11 @@ pub struct TraceArgs {
 #[derive(Args, Debug)]
 pub struct StatsArgs {
     /// Trace file (plain or gzip; `-` reads standard input).
-    pub file: PathBuf,
+    #[arg(required_unless_present = "synth", conflicts_with = "synth")]
+    pub file: Option<PathBuf>,
+    /// Profile a synthetic workload (the `--synth` syntax) instead of a trace.
+    #[arg(long, value_name = "SPEC")]
+    pub synth: Option<String>,
     #[command(flatten)]
     pub trace: TraceArgs,
     /// Print JSON.

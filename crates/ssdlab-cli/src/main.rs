@@ -6,17 +6,15 @@ mod experiment;
 mod requests_out;
 mod summary_csv;
 mod table;
+mod trace_cmd;
 
 use anyhow::{Context, Result};
-use args::{
-    Cli, Command, ConfigArgs, ConfigCmd, RunArgs, StatsArgs, SynthArgs, TraceArgs, TraceCmd,
-};
+use args::{Cli, Command, ConfigArgs, ConfigCmd, RunArgs, SynthArgs, TraceArgs, TraceCmd};
 use clap::Parser;
 use ssdlab::config::{Config, ConfigBuilder, PRESETS};
-use ssdlab::experiment::WorkloadRef;
 use ssdlab::sim::{RunOptions, Simulation};
 use ssdlab::workload::synth::SynthSpec;
-use ssdlab::workload::trace::{self, TraceOptions, TraceReader};
+use ssdlab::workload::trace::{TraceOptions, TraceReader};
 use ssdlab::workload::Requests;
 use std::io::{IsTerminal, Write};
 
@@ -75,7 +73,10 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Synth(a) => synth(a),
         Command::Trace {
             cmd: TraceCmd::Stats(a),
-        } => trace_stats(a),
+        } => trace_cmd::stats(a),
+        Command::Trace {
+            cmd: TraceCmd::Fit(a),
+        } => trace_cmd::fit(a),
         Command::Config {
             cmd: ConfigCmd::Show(a),
         } => {
@@ -373,82 +374,5 @@ fn synth(a: SynthArgs) -> Result<()> {
     };
     out.flush()?;
     eprintln!("wrote {n} requests to {} ({format})", a.out.display());
-    Ok(())
-}
-
-/// Idle fraction of the trace on a drive, and the time scale reaching a target, as JSON.
-fn idle_report(a: &StatsArgs) -> Result<Option<serde_json::Value>> {
-    let Some(preset) = &a.preset else {
-        return Ok(None);
-    };
-    ssdlab::calibrate::check(preset, &a.set)?;
-    let source = WorkloadRef::Trace {
-        path: a.file.clone(),
-        format: (a.trace.format != "auto").then(|| a.trace.format.clone()),
-        limit: a.trace.limit,
-        device: a.trace.device,
-    };
-    let idle = ssdlab::calibrate::idle_pct(preset, &a.set, &source, a.seed)?;
-    let mut v = serde_json::json!({ "preset": preset, "sets": a.set, "idle_pct": idle });
-    if let Some(target) = a.target_idle {
-        let ((scale, got), probes) =
-            ssdlab::calibrate::scale_for_idle(preset, &a.set, &source, a.seed, target)?;
-        v["time_scale_for_target"] =
-            serde_json::json!({ "time_scale": scale, "idle_pct": got, "target_pct": target });
-        v["probes"] = serde_json::json!(probes);
-    }
-    Ok(Some(v))
-}
-
-fn trace_stats(a: StatsArgs) -> Result<()> {
-    let path = a.file.clone();
-    let reader = TraceReader::open(&path, trace_options(&a.trace)?)?;
-    let s = trace::stats(reader)?;
-    let idle = idle_report(&a)?;
-    if a.json {
-        let mut v = serde_json::to_value(&s)?;
-        if let Some(idle) = idle {
-            v["idle"] = idle;
-        }
-        outln!("{}", serde_json::to_string_pretty(&v)?);
-        return Ok(());
-    }
-    outln!("trace              {}", path.display());
-    outln!("format             {}", s.format);
-    outln!("requests           {}", s.requests);
-    outln!("read %             {:.2}", s.read_pct);
-    outln!("mean size          {:.0} B", s.mean_size_bytes);
-    outln!(
-        "footprint          {:.3} GiB (distinct 4 KiB blocks)",
-        s.footprint_bytes as f64 / 1073741824.0
-    );
-    outln!(
-        "address span       {} .. {} B",
-        s.min_offset_bytes,
-        s.max_end_bytes
-    );
-    outln!("duration           {:.3} s", s.duration_s);
-    outln!("inter-arrival mean {:.3} us", s.mean_interarrival_us);
-    let c = &s.counts;
-    outln!(
-        "skipped lines      {} framing, {} malformed, {} zero-size, {} other devices; {} timestamps clamped",
-        c.skipped_framing, c.skipped_malformed, c.skipped_zero_size, c.filtered_device, c.clamped_timestamps
-    );
-    if let Some(idle) = &idle {
-        outln!(
-            "idle ({})      {:.2} % at time_scale 1",
-            idle["preset"].as_str().unwrap_or(""),
-            idle["idle_pct"].as_f64().unwrap_or(0.0)
-        );
-        if let Some(best) = idle.get("time_scale_for_target") {
-            outln!(
-                "time_scale         {:.6} gives {:.2} % idle (target {:.2} %); use --set host.time_scale={:.6}",
-                best["time_scale"].as_f64().unwrap_or(0.0),
-                best["idle_pct"].as_f64().unwrap_or(0.0),
-                a.target_idle.unwrap_or(0.0),
-                best["time_scale"].as_f64().unwrap_or(0.0)
-            );
-        }
-    }
     Ok(())
 }

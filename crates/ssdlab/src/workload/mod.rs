@@ -1,5 +1,7 @@
 //! Workloads: streaming trace readers and the seeded synthetic generator.
 
+pub mod fit;
+pub mod profile;
 pub mod synth;
 pub mod trace;
 

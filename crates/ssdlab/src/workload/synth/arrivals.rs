@@ -262,8 +262,8 @@ mod tests {
             Process::Poisson,
             Process::Constant,
             Process::OnOff {
-                on_ms: 5.0,
-                off_ms: 45.0,
+                on_ms: 0.5,
+                off_ms: 4.5,
                 on_share: 0.9,
             },
             Process::BModel {

@@ -54,6 +54,11 @@ pub struct OpSpec {
     pub sizes: Option<Sizes>,
     /// Probability that a request of this direction continues where the previous one ended.
     pub seq: Option<f64>,
+    /// Mean requests per arrival of this direction's process (a batch; setting it splits the
+    /// stream like `arrivals`).
+    pub batch: Option<f64>,
+    /// Mean gap between the requests of one batch of this direction, µs.
+    pub batch_us: Option<f64>,
 }
 
 /// A synthetic workload specification.
@@ -71,6 +76,11 @@ pub struct SynthSpec {
     pub arrivals: Arrivals,
     /// A bursty arrival process for all requests (`arrivals=onoff|bmodel`).
     pub burst: Option<Process>,
+    /// Mean requests per arrival of the process: each arrival brings a batch of a geometric
+    /// number of requests (1 = no batches).
+    pub batch: f64,
+    /// Mean gap between the requests of one batch, µs (exponential; 0 = all at once).
+    pub batch_us: f64,
     /// Address range touched, GiB.
     pub footprint_gib: f64,
     /// Zipf exponent over 4 KiB pages of the footprint (0 = uniform).
@@ -121,6 +131,8 @@ impl Default for SynthSpec {
             size_weights: Vec::new(),
             arrivals: Arrivals::Exponential(100.0),
             burst: None,
+            batch: 1.0,
+            batch_us: 0.0,
             footprint_gib: 1.0,
             zipf: 0.0,
             seq: 0.0,
@@ -149,7 +161,9 @@ const SEED_WRITES: u64 = 0x7772_6974_6500_0000;
 impl SynthSpec {
     /// Whether reads and writes arrive as two processes (a direction has its own arrivals).
     pub fn split(&self) -> bool {
-        self.read.arrivals.is_some() || self.write.arrivals.is_some()
+        [&self.read, &self.write]
+            .iter()
+            .any(|o| o.arrivals.is_some() || o.batch.is_some() || o.batch_us.is_some())
     }
 
     /// The process of all requests (without a split).
@@ -189,27 +203,25 @@ impl SynthSpec {
         let clock = if self.split() {
             let side = |op: &OpSpec, share: f64, seed: u64| {
                 (share > 0.0).then(|| {
-                    let mut r = ChaCha8Rng::seed_from_u64(self.seed ^ seed);
                     let p = op.arrivals.unwrap_or(self.process());
-                    let a = Arrival::new(p, gap / share, total_us, &mut r);
-                    Side {
-                        arrival: a,
-                        rng: r,
-                        next_us: None,
-                    }
+                    let batch = op.batch.unwrap_or(self.batch);
+                    let batch_us = op.batch_us.unwrap_or(self.batch_us);
+                    Side::new(p, gap / share, total_us, batch, batch_us, self.seed ^ seed)
                 })
             };
-            Clock::Split([
+            Clock::Split(Box::new([
                 side(&self.read, 1.0 - self.write_ratio, SEED_READS),
                 side(&self.write, self.write_ratio, SEED_WRITES),
-            ])
-        } else if let Some(p) = self.burst {
-            let mut r = ChaCha8Rng::seed_from_u64(self.seed ^ SEED_BURST);
-            Clock::Burst(Side {
-                arrival: Arrival::new(p, gap, total_us, &mut r),
-                rng: r,
-                next_us: None,
-            })
+            ]))
+        } else if self.burst.is_some() || self.batch > 1.0 || self.batch_us > 0.0 {
+            Clock::Burst(Box::new(Side::new(
+                self.process(),
+                gap,
+                total_us,
+                self.batch,
+                self.batch_us,
+                self.seed ^ SEED_BURST,
+            )))
         } else {
             Clock::Legacy(match self.arrivals {
                 Arrivals::Exponential(m) if m > 0.0 => {
@@ -264,20 +276,40 @@ impl SynthSpec {
     }
 }
 
-/// One running arrival process with its own generator.
+/// One running arrival process with its own generator, in batches.
 struct Side {
     arrival: Arrival,
     rng: ChaCha8Rng,
-    /// Its next arrival, µs (`None` before the first).
+    /// Its next request, µs (`None` before the first).
     next_us: Option<f64>,
+    /// The process's latest arrival (a batch's start), µs.
+    process_us: f64,
+    /// Probability that a batch goes on after a request (1 − 1 / mean batch).
+    more: f64,
+    /// Gaps within a batch (`None`: all at once).
+    spacing: Option<Exp<f64>>,
 }
 
 impl Side {
+    /// A process of `batch` requests per arrival on average, `gap_us` apart on average.
+    fn new(p: Process, gap_us: f64, total_us: f64, batch: f64, batch_us: f64, seed: u64) -> Self {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        Side {
+            arrival: Arrival::new(p, gap_us * batch, total_us, &mut rng),
+            rng,
+            next_us: None,
+            process_us: 0.0,
+            more: 1.0 - 1.0 / batch,
+            spacing: (batch_us > 0.0).then(|| Exp::new(1.0 / batch_us).expect("validated gap")),
+        }
+    }
+
     fn peek(&mut self) -> f64 {
         match self.next_us {
             Some(t) => t,
             None => {
                 let t = self.arrival.next(0.0, true, &mut self.rng);
+                self.process_us = t;
                 self.next_us = Some(t);
                 t
             }
@@ -286,7 +318,16 @@ impl Side {
 
     fn take(&mut self) -> f64 {
         let t = self.peek();
-        self.next_us = Some(self.arrival.next(t, false, &mut self.rng));
+        let next = if self.more > 0.0 && self.rng.random_bool(self.more) {
+            t + self
+                .spacing
+                .as_ref()
+                .map_or(0.0, |e| e.sample(&mut self.rng))
+        } else {
+            self.process_us = self.arrival.next(self.process_us, false, &mut self.rng);
+            self.process_us.max(t)
+        };
+        self.next_us = Some(next);
         t
     }
 }
@@ -296,9 +337,9 @@ enum Clock {
     /// Today's Poisson (`Some`) or constant gaps from the main generator.
     Legacy(Option<Exp<f64>>),
     /// One bursty process for all requests; directions drawn as before.
-    Burst(Side),
+    Burst(Box<Side>),
     /// Reads and writes as two processes (`None`: that direction has no requests).
-    Split([Option<Side>; 2]),
+    Split(Box<[Option<Side>; 2]>),
 }
 
 /// What the generator keeps for one direction.
@@ -448,7 +489,10 @@ impl Iterator for Synth {
                     (Some(_), _) => 0,
                     _ => 1,
                 };
-                let t = sides[op].as_mut().map(Side::take).expect("a direction with requests");
+                let t = sides[op]
+                    .as_mut()
+                    .map(Side::take)
+                    .expect("a direction with requests");
                 self.now_us = t - *self.t0_us.get_or_insert(t);
                 Some(op)
             }
@@ -462,11 +506,7 @@ impl Iterator for Synth {
             None => dir.sizes[self.rng.random_range(0..dir.sizes.len())],
         };
         let size_pages = u64::from(kib).div_ceil(4);
-        let continues = if split {
-            dir.started
-        } else {
-            self.emitted > 1
-        };
+        let continues = if split { dir.started } else { self.emitted > 1 };
         let previous_end = if split { dir.next_page } else { self.next_page };
         let start = if continues && self.rng.random_bool(dir.seq) {
             previous_end

@@ -14,8 +14,24 @@ use std::str::FromStr;
 /// Longest nominal span of a synthetic workload, µs (1e18 ns: arrival times are u64 ns).
 const MAX_SPAN_US: f64 = 1e15;
 
+/// Keys that take a `read_` or `write_` prefix.
+const PER_DIRECTION: [&str; 12] = [
+    "batch",
+    "batch_us",
+    "arrivals",
+    "on_ms",
+    "off_ms",
+    "on_share",
+    "b",
+    "span_s",
+    "footprint_gib",
+    "zipf",
+    "size_kib",
+    "seq",
+];
+
 /// Every key `--synth` knows, for the message naming an unknown one.
-const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, footprint_gib, zipf, seq, rw_mix, reread, reread_dist, raw, raw_dist, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, seed (and read_/write_ before arrivals, on_ms, off_ms, on_share, b, span_s, footprint_gib, zipf, size_kib, seq)";
+const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, footprint_gib, zipf, seq, rw_mix, reread, reread_dist, raw, raw_dist, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, seed (and read_/write_ before arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, footprint_gib, zipf, size_kib, seq)";
 
 impl Sizes {
     /// Checks sizes and weights; `key` names them in messages.
@@ -43,7 +59,9 @@ impl Sizes {
     }
 
     fn parse(key: &str, v: &str) -> Result<Sizes, String> {
-        let bad = || format!("synthetic spec {key}: expected sizes like 4|8|16 or 4:0.6|8:0.4, found `{v}`");
+        let bad = || {
+            format!("synthetic spec {key}: expected sizes like 4|8|16 or 4:0.6|8:0.4, found `{v}`")
+        };
         let mut s = Sizes::default();
         for part in v.split('|') {
             match part.split_once(':') {
@@ -150,7 +168,10 @@ impl SynthSpec {
             }
         }
         if !(self.dist_sigma.is_finite() && (0.0..=10.0).contains(&self.dist_sigma)) {
-            return Err(format!("dist_sigma = {}: must be in [0, 10]", self.dist_sigma));
+            return Err(format!(
+                "dist_sigma = {}: must be in [0, 10]",
+                self.dist_sigma
+            ));
         }
         if !(self.dup_zipf.is_finite() && self.dup_zipf >= 0.0) {
             return Err(format!("dup_zipf = {}: must be >= 0", self.dup_zipf));
@@ -158,17 +179,26 @@ impl SynthSpec {
         if !(self.dup_pool > 0.0 && self.dup_pool <= 1.0) {
             return Err(format!("dup_pool = {}: must be in (0, 1]", self.dup_pool));
         }
+        check_batch("", self.batch, self.batch_us)?;
+        if (self.batch > 1.0 || self.batch_us > 0.0) && gap <= 0.0 {
+            return Err("iat_us = 0: batches need a mean gap > 0".into());
+        }
         if let Some(p) = self.burst {
             p.validate("")?;
             if gap <= 0.0 {
-                return Err(format!("iat_us = 0: arrivals = {} needs a mean gap > 0", p.name()));
+                return Err(format!(
+                    "iat_us = 0: arrivals = {} needs a mean gap > 0",
+                    p.name()
+                ));
             }
         }
         for (prefix, op) in [("read_", &self.read), ("write_", &self.write)] {
             op.validate(prefix, self.footprint_gib)?;
         }
         if self.split() && gap <= 0.0 {
-            return Err("iat_us = 0: separate read and write arrival processes need a mean gap > 0".into());
+            return Err(
+                "iat_us = 0: separate read and write arrival processes need a mean gap > 0".into(),
+            );
         }
         Ok(())
     }
@@ -181,8 +211,26 @@ impl SynthSpec {
     }
 }
 
+/// Checks a mean batch size and the gap within batches.
+fn check_batch(prefix: &str, batch: f64, batch_us: f64) -> Result<(), String> {
+    if !(batch.is_finite() && batch >= 1.0) {
+        return Err(format!(
+            "{prefix}batch = {batch}: must be >= 1 (requests per arrival)"
+        ));
+    }
+    if !(batch_us.is_finite() && batch_us >= 0.0) {
+        return Err(format!("{prefix}batch_us = {batch_us}: must be >= 0"));
+    }
+    Ok(())
+}
+
 impl OpSpec {
     fn validate(&self, prefix: &str, footprint_gib: f64) -> Result<(), String> {
+        check_batch(
+            prefix,
+            self.batch.unwrap_or(1.0),
+            self.batch_us.unwrap_or(0.0),
+        )?;
         if let Some(p) = &self.arrivals {
             p.validate(prefix)?;
         }
@@ -228,13 +276,23 @@ impl ProcessKeys {
             x.ok_or_else(|| format!("synthetic spec: {prefix}arrivals={kind} needs {prefix}{key}"))
         };
         let stray = |keys: &[(&str, Option<f64>)], kind: &str| {
-            keys.iter().find(|(_, v)| v.is_some()).map_or(Ok(()), |(k, _)| {
-                Err(format!("synthetic spec: {prefix}{k} does not apply to {prefix}arrivals={kind}"))
-            })
+            keys.iter()
+                .find(|(_, v)| v.is_some())
+                .map_or(Ok(()), |(k, _)| {
+                    Err(format!(
+                        "synthetic spec: {prefix}{k} does not apply to {prefix}arrivals={kind}"
+                    ))
+                })
         };
         let Some(kind) = self.kind.as_deref() else {
             return stray(
-                &[("on_ms", self.on_ms), ("off_ms", self.off_ms), ("on_share", self.on_share), ("b", self.b), ("span_s", self.span_s)],
+                &[
+                    ("on_ms", self.on_ms),
+                    ("off_ms", self.off_ms),
+                    ("on_share", self.on_share),
+                    ("b", self.b),
+                    ("span_s", self.span_s),
+                ],
                 "exp (give an arrivals key)",
             )
             .map(|()| None);
@@ -304,8 +362,8 @@ impl FromStr for SynthSpec {
                 }
             };
             let (slot, base) = match (k.strip_prefix("read_"), k.strip_prefix("write_")) {
-                (Some(b), _) => (1, b),
-                (_, Some(b)) => (2, b),
+                (Some(b), _) if PER_DIRECTION.contains(&b) => (1, b),
+                (_, Some(b)) if PER_DIRECTION.contains(&b) => (2, b),
                 _ => (0, k),
             };
             let op = match slot {
@@ -325,6 +383,10 @@ impl FromStr for SynthSpec {
                 ("footprint_gib", Some(op)) => op.footprint_gib = Some(num(v)?),
                 ("size_kib", Some(op)) => op.sizes = Some(Sizes::parse(k, v)?),
                 ("seq", Some(op)) => op.seq = Some(num(v)?),
+                ("batch", Some(op)) => op.batch = Some(num(v)?),
+                ("batch_us", Some(op)) => op.batch_us = Some(num(v)?),
+                ("batch", None) => spec.batch = num(v)?,
+                ("batch_us", None) => spec.batch_us = num(v)?,
                 ("requests", None) => spec.requests = whole(v)?,
                 ("write_ratio", None) => spec.write_ratio = num(v)?,
                 ("size_kib", None) => {
@@ -336,7 +398,10 @@ impl FromStr for SynthSpec {
                 ("rate_iops", None) => {
                     let rate = num(v)?;
                     if !(rate.is_finite() && rate > 0.0) {
-                        return Err(format!("synthetic spec rate_iops = {}: must be > 0", v.trim()));
+                        return Err(format!(
+                            "synthetic spec rate_iops = {}: must be > 0",
+                            v.trim()
+                        ));
                     }
                     gap = 1e6 / rate;
                 }
@@ -354,7 +419,11 @@ impl FromStr for SynthSpec {
                 ("dup_pool", None) => spec.dup_pool = num(v)?,
                 ("dup_reads", None) => spec.dup_reads = num(v)?,
                 ("seed", None) => spec.seed = whole(v)?,
-                _ => return Err(format!("synthetic spec: unknown key `{k}` (known: {KNOWN})")),
+                _ => {
+                    return Err(format!(
+                        "synthetic spec: unknown key `{k}` (known: {KNOWN})"
+                    ))
+                }
             }
         }
         let global = procs[0].build("")?;
@@ -416,6 +485,14 @@ impl fmt::Display for SynthSpec {
             (None, Arrivals::Constant(_)) => f.write_str(",arrivals=const")?,
             (None, Arrivals::Exponential(_)) => {}
         }
+        for (key, x, default) in [
+            ("batch", self.batch, d.batch),
+            ("batch_us", self.batch_us, d.batch_us),
+        ] {
+            if x != default {
+                write!(f, ",{key}={x}")?;
+            }
+        }
         write!(f, ",footprint_gib={}", self.footprint_gib)?;
         for (key, x, default) in [
             ("zipf", self.zipf, d.zipf),
@@ -429,6 +506,12 @@ impl fmt::Display for SynthSpec {
         for (prefix, op) in [("read_", &self.read), ("write_", &self.write)] {
             if let Some(p) = &op.arrivals {
                 write_process(f, prefix, p)?;
+            }
+            if let Some(x) = op.batch {
+                write!(f, ",{prefix}batch={x}")?;
+            }
+            if let Some(x) = op.batch_us {
+                write!(f, ",{prefix}batch_us={x}")?;
             }
             if let Some(z) = op.zipf {
                 write!(f, ",{prefix}zipf={z}")?;

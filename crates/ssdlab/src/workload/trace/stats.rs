@@ -1,7 +1,9 @@
-//! `ssdlab trace stats`: one streaming pass over a trace.
+//! `ssdlab trace stats`: one streaming pass over a trace (or a synthetic stream): counts,
+//! footprint and the interference-relevant [`Profile`].
 
 use super::{TraceCounts, TraceError, TraceReader};
-use crate::workload::IoOp;
+use crate::workload::profile::{Profile, Profiler};
+use crate::workload::{IoOp, Request};
 use rangemap::RangeSet;
 
 /// Summary statistics of a trace (`ssdlab trace stats`).
@@ -33,25 +35,56 @@ pub struct TraceStats {
     pub mean_interarrival_us: f64,
     /// Reader counters.
     pub counts: TraceCounts,
+    /// Burstiness, popularity, reuse, page types, sizes and sequentiality.
+    pub profile: Profile,
 }
 
 /// Streams a whole trace once and summarises it. The footprint is counted exactly as a set of
 /// disjoint runs of 4 KiB blocks (merged as requests touch them), so memory grows with the
 /// number of separate runs touched, never with request sizes (a 1 GiB request is one run) or
-/// the trace's length.
+/// the trace's length; the profile's page table grows with the distinct pages touched, up to
+/// its stated cap.
 ///
 /// # Errors
-/// Any [`TraceError`] of the reader.
+/// Any [`TraceError`] of the reader, or [`TraceError::TooLarge`] past the profile's caps.
 pub fn stats(mut reader: TraceReader) -> Result<TraceStats, TraceError> {
+    let path = reader.path.clone();
+    let format = reader.format().name().to_string();
+    let mut s = summarise(reader.by_ref(), format).map_err(|e| match e {
+        Failure::Trace(e) => e,
+        Failure::TooLarge(message) => TraceError::TooLarge { path, message },
+    })?;
+    s.counts = reader.counts.clone();
+    Ok(s)
+}
+
+/// Why a summary stopped.
+pub enum Failure<E> {
+    /// The stream's own error.
+    Trace(E),
+    /// Past the profile's caps (the message says which).
+    TooLarge(String),
+}
+
+/// Summarises any request stream (`format` names it in the output); reader counters are left
+/// empty.
+///
+/// # Errors
+/// The stream's first error, or the profile's cap.
+pub fn summarise<E>(
+    requests: impl Iterator<Item = Result<Request, E>>,
+    format: String,
+) -> Result<TraceStats, Failure<E>> {
     let mut s = TraceStats {
-        format: reader.format().name().to_string(),
+        format,
         min_offset_bytes: u64::MAX,
         ..Default::default()
     };
     let mut blocks = Footprint::default();
+    let mut profiler = Profiler::default();
     let mut last = 0;
-    for r in reader.by_ref() {
-        let r = r?;
+    for r in requests {
+        let r = r.map_err(Failure::Trace)?;
         s.requests += 1;
         let end = r.offset_bytes.saturating_add(r.size_bytes);
         match r.op {
@@ -64,6 +97,7 @@ pub fn stats(mut reader: TraceReader) -> Result<TraceStats, TraceError> {
         s.min_offset_bytes = s.min_offset_bytes.min(r.offset_bytes);
         s.max_end_bytes = s.max_end_bytes.max(end);
         blocks.add(r.offset_bytes, end);
+        profiler.add(&r).map_err(|e| Failure::TooLarge(e.0))?;
         last = r.time_ns;
     }
     if s.requests > 0 {
@@ -77,7 +111,7 @@ pub fn stats(mut reader: TraceReader) -> Result<TraceStats, TraceError> {
         s.min_offset_bytes = 0;
     }
     s.footprint_bytes = blocks.bytes();
-    s.counts = reader.counts.clone();
+    s.profile = profiler.finish();
     Ok(s)
 }
 

@@ -1,0 +1,313 @@
+//! `ssdlab trace stats` and `ssdlab trace fit`.
+
+use crate::args::{FitArgs, StatsArgs};
+use crate::trace_options;
+use anyhow::{Context, Result};
+use ssdlab::experiment::WorkloadRef;
+use ssdlab::workload::fit::{self, FitOptions};
+use ssdlab::workload::profile::{Percentiles, Profile, SizeShare};
+use ssdlab::workload::synth::SynthSpec;
+use ssdlab::workload::trace::{self, Failure, TraceReader, TraceStats};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+
+/// Prints `text` to stdout (an error, not a panic, when stdout is gone).
+fn print(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Idle fraction of the trace on a drive, and the time scale reaching a target, as JSON.
+fn idle_report(a: &StatsArgs) -> Result<Option<serde_json::Value>> {
+    let Some(preset) = &a.preset else {
+        return Ok(None);
+    };
+    ssdlab::calibrate::check(preset, &a.set)?;
+    let source = match (&a.file, &a.synth) {
+        (Some(path), _) => WorkloadRef::Trace {
+            path: path.clone(),
+            format: (a.trace.format != "auto").then(|| a.trace.format.clone()),
+            limit: a.trace.limit,
+            device: a.trace.device,
+        },
+        (None, Some(spec)) => WorkloadRef::Synth { spec: spec.clone() },
+        (None, None) => anyhow::bail!("give a trace file or --synth SPEC"),
+    };
+    let idle = ssdlab::calibrate::idle_pct(preset, &a.set, &source, a.seed)?;
+    let mut v = serde_json::json!({ "preset": preset, "sets": a.set, "idle_pct": idle });
+    if let Some(target) = a.target_idle {
+        let ((scale, got), probes) =
+            ssdlab::calibrate::scale_for_idle(preset, &a.set, &source, a.seed, target)?;
+        v["time_scale_for_target"] =
+            serde_json::json!({ "time_scale": scale, "idle_pct": got, "target_pct": target });
+        v["probes"] = serde_json::json!(probes);
+    }
+    Ok(Some(v))
+}
+
+/// The statistics of the trace or synthetic spec `a` names.
+fn summary(
+    file: Option<&Path>,
+    synth: Option<&str>,
+    a: &crate::args::TraceArgs,
+) -> Result<TraceStats> {
+    match (file, synth) {
+        (Some(path), _) => {
+            let reader = TraceReader::open(path, trace_options(a)?)?;
+            Ok(trace::stats(reader)?)
+        }
+        (None, Some(spec)) => {
+            let spec: SynthSpec = spec
+                .parse()
+                .map_err(anyhow::Error::msg)
+                .context("--synth")?;
+            let gen = spec.generate().map_err(anyhow::Error::msg)?;
+            trace::summarise(gen, "synthetic".into()).map_err(|e| match e {
+                Failure::Trace(e) => anyhow::Error::new(e),
+                Failure::TooLarge(m) => anyhow::anyhow!("--synth: {m}"),
+            })
+        }
+        (None, None) => anyhow::bail!("give a trace file or --synth SPEC"),
+    }
+}
+
+pub fn stats(a: StatsArgs) -> Result<()> {
+    let s = summary(a.file.as_deref(), a.synth.as_deref(), &a.trace)?;
+    let idle = idle_report(&a)?;
+    if a.json {
+        let mut v = serde_json::to_value(&s)?;
+        if let Some(idle) = idle {
+            v["idle"] = idle;
+        }
+        return print(&format!("{}\n", serde_json::to_string_pretty(&v)?));
+    }
+    let mut o = String::new();
+    let name = a.file.as_ref().map_or_else(
+        || format!("synthetic: {}", a.synth.as_deref().unwrap_or("")),
+        |p| p.display().to_string(),
+    );
+    writeln!(o, "trace              {name}")?;
+    writeln!(o, "format             {}", s.format)?;
+    writeln!(o, "requests           {}", s.requests)?;
+    writeln!(o, "read %             {:.2}", s.read_pct)?;
+    writeln!(o, "mean size          {:.0} B", s.mean_size_bytes)?;
+    writeln!(
+        o,
+        "footprint          {:.3} GiB (distinct 4 KiB blocks)",
+        s.footprint_bytes as f64 / 1073741824.0
+    )?;
+    writeln!(
+        o,
+        "address span       {} .. {} B",
+        s.min_offset_bytes, s.max_end_bytes
+    )?;
+    writeln!(o, "duration           {:.3} s", s.duration_s)?;
+    writeln!(o, "inter-arrival mean {:.3} us", s.mean_interarrival_us)?;
+    let c = &s.counts;
+    writeln!(
+        o,
+        "skipped lines      {} framing, {} malformed, {} zero-size, {} other devices; {} timestamps clamped",
+        c.skipped_framing, c.skipped_malformed, c.skipped_zero_size, c.filtered_device, c.clamped_timestamps
+    )?;
+    write_profile(&mut o, &s.profile)?;
+    if let Some(idle) = &idle {
+        writeln!(
+            o,
+            "idle ({})      {:.2} % at time_scale 1",
+            idle["preset"].as_str().unwrap_or(""),
+            idle["idle_pct"].as_f64().unwrap_or(0.0)
+        )?;
+        if let Some(best) = idle.get("time_scale_for_target") {
+            writeln!(
+                o,
+                "time_scale         {:.6} gives {:.2} % idle (target {:.2} %); use --set host.time_scale={:.6}",
+                best["time_scale"].as_f64().unwrap_or(0.0),
+                best["idle_pct"].as_f64().unwrap_or(0.0),
+                a.target_idle.unwrap_or(0.0),
+                best["time_scale"].as_f64().unwrap_or(0.0)
+            )?;
+        }
+    }
+    print(&o)
+}
+
+fn opt(x: Option<f64>, prec: usize) -> String {
+    x.map_or_else(|| "-".into(), |v| format!("{v:.prec$}"))
+}
+
+fn pcts(p: &Percentiles) -> String {
+    if p.count == 0 {
+        "-".into()
+    } else {
+        format!("{}/{}/{}", p.p50, p.p90, p.p99)
+    }
+}
+
+fn sizes(v: &[SizeShare], other: f64) -> String {
+    let mut parts: Vec<String> = v
+        .iter()
+        .filter(|s| s.pct >= 0.5)
+        .map(|s| format!("{}:{:.1}", s.kib, s.pct))
+        .collect();
+    let small: f64 = v.iter().filter(|s| s.pct < 0.5).map(|s| s.pct).sum::<f64>() + other;
+    if small > 0.0 {
+        parts.push(format!("other:{small:.1}"));
+    }
+    if parts.is_empty() {
+        "-".into()
+    } else {
+        parts.join(" ")
+    }
+}
+
+/// The interference-relevant statistics as text (docs/workloads.md defines each).
+fn write_profile(o: &mut String, p: &Profile) -> Result<()> {
+    let b = &p.burstiness;
+    let scales: Vec<String> = b
+        .scales_ms
+        .iter()
+        .map(|ms| {
+            if *ms >= 1000.0 {
+                format!("{} s", ms / 1000.0)
+            } else {
+                format!("{ms} ms")
+            }
+        })
+        .collect();
+    writeln!(
+        o,
+        "burstiness         IDC at {}; empty 1 ms windows; b-model b; Hurst H",
+        scales.join(" / ")
+    )?;
+    for (name, c) in [("all", &b.all), ("read", &b.read), ("write", &b.write)] {
+        let idc: Vec<String> = c.idc.iter().map(|i| opt(*i, 2)).collect();
+        writeln!(
+            o,
+            "  {name:<6} {:>8} req  IDC {}  empty {} %  b {}  H {}",
+            c.requests,
+            idc.join(" / "),
+            opt(c.empty_1ms_pct, 1),
+            opt(c.bmodel_b, 3),
+            opt(c.hurst, 2)
+        )?;
+    }
+    let bi = &b.busy_idle;
+    writeln!(
+        o,
+        "busy/idle (1 ms)   idle {:.1} % of windows; {} busy periods, mean {:.2} ms; mean idle {:.2} ms, longest {:.0} ms",
+        bi.idle_pct, bi.busy_periods, bi.mean_busy_ms, bi.mean_idle_ms, bi.max_idle_ms
+    )?;
+    for (name, q) in [("read", &p.read_popularity), ("write", &p.write_popularity)] {
+        writeln!(
+            o,
+            "{name:<5} pages        {} ({:.4} GiB) from {} accesses; Zipf {}; hottest 1 % get {:.1} %",
+            q.pages,
+            q.footprint_gib,
+            q.accesses,
+            opt(q.zipf, 3),
+            q.top1_pct
+        )?;
+    }
+    let u = &p.reuse;
+    writeln!(
+        o,
+        "re-reads           {:.1} % of reads (gap p50/p90/p99 {} reads); {:.1} % of read pages, stack distance {} pages",
+        u.reread_pct,
+        pcts(&u.reread_gap_requests),
+        u.reread_page_pct,
+        pcts(&u.reread_stack_distance)
+    )?;
+    writeln!(
+        o,
+        "reads after writes {:.1} % of reads (gap p50/p90/p99 {} writes)",
+        u.read_after_write_pct,
+        pcts(&u.raw_gap_requests)
+    )?;
+    let t = &p.page_types;
+    writeln!(
+        o,
+        "page types         read-only {:.1} %, write-only {:.1} %, mixed {:.1} %",
+        t.read_only_pct, t.write_only_pct, t.mixed_pct
+    )?;
+    writeln!(
+        o,
+        "read sizes (KiB:%) {}",
+        sizes(&p.sizes.read, p.sizes.read_other_pct)
+    )?;
+    writeln!(
+        o,
+        "write sizes        {}",
+        sizes(&p.sizes.write, p.sizes.write_other_pct)
+    )?;
+    let q = &p.sequentiality;
+    writeln!(
+        o,
+        "sequential         {:.1} % of requests, {:.1} % of reads after reads, {:.1} % of writes after writes",
+        q.all_pct, q.read_pct, q.write_pct
+    )?;
+    Ok(())
+}
+
+pub fn fit(a: FitArgs) -> Result<()> {
+    let s = summary(Some(&a.file), None, &a.trace)?;
+    let opts = FitOptions {
+        requests: a.requests,
+        seed: a.seed,
+        rounds: a.rounds,
+    };
+    let f = fit::fit(&s.profile, &opts).with_context(|| format!("fitting {}", a.file.display()))?;
+    if let Some(out) = &a.out {
+        let mut t = format!(
+            "# ssdlab trace fit {} (round {} of {}; seed {})\n# statistic: trace -> stand-in\n",
+            a.file.display(),
+            f.round,
+            a.rounds,
+            a.seed
+        );
+        for r in &f.residuals {
+            writeln!(t, "#   {}: {:.4} -> {:.4}", r.statistic, r.target, r.fitted)?;
+        }
+        writeln!(t, "synth = {}", toml::Value::String(f.spec.clone()))?;
+        let tmp = out.with_extension("toml.tmp");
+        std::fs::write(&tmp, t).with_context(|| format!("writing {}", tmp.display()))?;
+        std::fs::rename(&tmp, out).with_context(|| format!("writing {}", out.display()))?;
+    }
+    if a.json {
+        return print(&format!("{}\n", serde_json::to_string_pretty(&f)?));
+    }
+    let mut o = String::new();
+    writeln!(o, "{}", f.spec)?;
+    let mut e = String::new();
+    for c in &f.arrivals {
+        let cands: Vec<String> = c
+            .rms_log_idc
+            .iter()
+            .map(|(n, x)| format!("{n} {x:.3}"))
+            .collect();
+        writeln!(
+            e,
+            "{} arrivals: {} (RMS error of ln IDC: {})",
+            c.direction,
+            c.chosen,
+            cands.join(", ")
+        )?;
+    }
+    writeln!(
+        e,
+        "statistic                                   trace    stand-in   (round {} of {})",
+        f.round, a.rounds
+    )?;
+    for r in &f.residuals {
+        writeln!(
+            e,
+            "  {:<40} {:>9.4} {:>10.4}",
+            r.statistic, r.target, r.fitted
+        )?;
+    }
+    print(&o)?;
+    eprint!("{e}");
+    Ok(())
+}

@@ -1,0 +1,645 @@
+//! `ssdlab trace fit`: a generator spec fitted to a workload's [`Profile`].
+//!
+//! Each parameter starts from its direct estimate (write ratio, mean gap, sizes, per-direction
+//! sequentiality, the Zipf MLE, distinct pages, re-read and read-after-write shares and their
+//! distance medians); the arrival process of each direction is chosen among Poisson, the
+//! b-model and ON/OFF by how well each one's closed-form index of dispersion matches the
+//! measured one. Then the estimates are corrected by indirect inference: a stand-in is
+//! generated, profiled with the same code, and each parameter moves by the gap between the
+//! target's statistic and the stand-in's (Zipf exponents, hot-set sizes, re-read and
+//! read-after-write shares, mixed pages, b), keeping the iteration with the smallest total
+//! error. The residuals are reported, never hidden.
+
+use super::profile::{profile, ClassBurstiness, Profile, IDC_SCALES_MS};
+use super::synth::{Arrivals, OpSpec, Process, Sizes, SynthSpec};
+use serde::Serialize;
+
+/// Options of a fit.
+#[derive(Debug, Clone)]
+pub struct FitOptions {
+    /// Requests of the spec printed (`None`: the workload's own count).
+    pub requests: Option<u64>,
+    /// Seed of the spec (and of the stand-ins generated while fitting).
+    pub seed: u64,
+    /// Indirect-inference rounds (0: direct estimates only).
+    pub rounds: usize,
+}
+
+impl Default for FitOptions {
+    fn default() -> Self {
+        FitOptions {
+            requests: None,
+            seed: 1,
+            rounds: 6,
+        }
+    }
+}
+
+/// How one direction's arrival process was chosen.
+#[derive(Debug, Clone, Serialize)]
+pub struct ArrivalChoice {
+    /// `read` or `write`.
+    pub direction: &'static str,
+    /// The process chosen.
+    pub chosen: String,
+    /// RMS error of ln IDC over the measured widths, per candidate (poisson, bmodel, onoff).
+    pub rms_log_idc: Vec<(String, f64)>,
+}
+
+/// One statistic: the workload's and the fitted stand-in's.
+#[derive(Debug, Clone, Serialize)]
+pub struct Residual {
+    /// Name (as in the profile).
+    pub statistic: String,
+    /// The workload's value.
+    pub target: f64,
+    /// The stand-in's value.
+    pub fitted: f64,
+}
+
+/// A fitted spec with its evidence.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fit {
+    /// The spec, in `--synth` syntax.
+    pub spec: String,
+    /// The same, parsed.
+    #[serde(skip)]
+    pub synth: SynthSpec,
+    /// Arrival process choices.
+    pub arrivals: Vec<ArrivalChoice>,
+    /// Target against stand-in (of the workload's length) for the fitted statistics.
+    pub residuals: Vec<Residual>,
+    /// Indirect-inference round kept (0: the direct estimates).
+    pub round: usize,
+}
+
+/// Why a fit is impossible.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FitError {
+    /// Too few requests.
+    #[error("the workload has {0} request(s); a fit needs at least 2")]
+    TooFew(u64),
+    /// No time between first and last arrival.
+    #[error("every request arrives at the same instant: there is no arrival process to fit")]
+    NoDuration,
+    /// Generating or profiling a stand-in failed.
+    #[error("{0}")]
+    Stand(String),
+}
+
+/// Fits a spec to `target`.
+///
+/// # Errors
+/// [`FitError`] for workloads a generator cannot be fitted to.
+pub fn fit(target: &Profile, opts: &FitOptions) -> Result<Fit, FitError> {
+    if target.requests < 2 {
+        return Err(FitError::TooFew(target.requests));
+    }
+    if target.duration_s <= 0.0 {
+        return Err(FitError::NoDuration);
+    }
+    let (mut spec, arrivals) = direct(target, opts.seed);
+    let mut best = (f64::INFINITY, spec.clone(), 0, Profile::default());
+    for round in 0..=opts.rounds {
+        let got = profile(spec.generate().map_err(FitError::Stand)?).map_err(FitError::Stand)?;
+        let loss = loss(target, &got);
+        if loss < best.0 {
+            best = (loss, spec.clone(), round, got.clone());
+        }
+        if round == opts.rounds {
+            break;
+        }
+        correct(&mut spec, target, &got);
+    }
+    let (_, mut synth, round, got) = best;
+    let residuals = residuals(target, &got);
+    if let Some(n) = opts.requests {
+        synth.requests = n;
+    }
+    synth.validate().map_err(FitError::Stand)?;
+    Ok(Fit {
+        spec: synth.to_string(),
+        synth,
+        arrivals,
+        residuals,
+        round,
+    })
+}
+
+/// Pages in a GiB.
+const PAGES_PER_GIB: f64 = 262_144.0;
+
+fn direct(t: &Profile, seed: u64) -> (SynthSpec, Vec<ArrivalChoice>) {
+    let n = t.requests;
+    let write_ratio = t.write_pct / 100.0;
+    let gap_us = t.duration_s * 1e6 / (n - 1) as f64;
+    let r_pages = t.read_popularity.pages.max(1) as f64;
+    let w_pages = t.write_popularity.pages.max(1) as f64;
+    let mut spec = SynthSpec {
+        requests: n,
+        write_ratio,
+        arrivals: Arrivals::Exponential(gap_us),
+        seed,
+        ..SynthSpec::default()
+    };
+    let mut choices = Vec::new();
+    for (d, name) in [(0, "read"), (1, "write")] {
+        let class = if d == 0 {
+            &t.burstiness.read
+        } else {
+            &t.burstiness.write
+        };
+        if class.requests == 0 {
+            continue;
+        }
+        let (proc_, choice) = choose_arrivals(class, t.duration_s, name);
+        choices.push(choice);
+        let pop = if d == 0 {
+            &t.read_popularity
+        } else {
+            &t.write_popularity
+        };
+        let sizes = if d == 0 {
+            &t.sizes.read
+        } else {
+            &t.sizes.write
+        };
+        let seq = if d == 0 {
+            t.sequentiality.read_pct
+        } else {
+            t.sequentiality.write_pct
+        };
+        let op = OpSpec {
+            arrivals: Some(proc_),
+            zipf: Some(pop.zipf.unwrap_or(0.0)),
+            footprint_gib: Some(pop.pages.max(1) as f64 / PAGES_PER_GIB),
+            sizes: Some(fold_sizes(sizes)),
+            seq: Some(seq / 100.0),
+            batch: Some(class.per_busy_ms.unwrap_or(1.0).max(1.0)),
+            batch_us: Some(class.short_gap_us.unwrap_or(0.0)),
+        };
+        if d == 0 {
+            spec.read = op;
+        } else {
+            spec.write = op;
+        }
+    }
+    // Sizes the spec's own list must hold too (the largest of either direction).
+    let max_kib = [&spec.read, &spec.write]
+        .iter()
+        .filter_map(|o| o.sizes.as_ref())
+        .flat_map(|s| s.kib.iter().copied())
+        .max()
+        .unwrap_or(4);
+    spec.size_kib = vec![4];
+    // The address range: twice the larger hot set, so write-only ranks land apart from reads'.
+    let range_pages = (2.0 * r_pages.max(w_pages)).max(f64::from(max_kib) / 4.0 * 4.0);
+    spec.footprint_gib = range_pages / PAGES_PER_GIB;
+    let mixed = t.page_types.mixed_pct;
+    let written = t.page_types.mixed_pct + t.page_types.write_only_pct;
+    spec.rw_mix = if written > 0.0 {
+        (mixed / written).clamp(0.0, 1.0)
+    } else {
+        1.0
+    };
+    let u = &t.reuse;
+    spec.reread = (u.reread_pct / 100.0).clamp(0.0, 0.95);
+    spec.raw = (u.read_after_write_pct / 100.0).clamp(0.0, 0.99 - spec.reread);
+    spec.reread_dist = u.reread_gap_requests.p50.max(1.0);
+    spec.raw_dist = u.raw_gap_requests.p50.max(1.0);
+    spec.dist_sigma = sigma(&u.reread_gap_requests)
+        .or_else(|| sigma(&u.raw_gap_requests))
+        .unwrap_or(1.0);
+    round_spec(&mut spec);
+    (spec, choices)
+}
+
+/// Sizes of at least 0.5 % of the requests (the most common one always), each of the others
+/// folded into the kept size nearest to it; weights as percentages to 3 significant digits.
+fn fold_sizes(sizes: &[super::profile::SizeShare]) -> Sizes {
+    let top = sizes.iter().map(|s| s.pct).fold(0.0, f64::max);
+    let mut kept: Vec<(u32, f64)> = sizes
+        .iter()
+        .filter(|s| s.pct >= 0.5 || s.pct == top)
+        .map(|s| (s.kib.max(4), 0.0))
+        .collect();
+    kept.dedup_by_key(|k| k.0);
+    for s in sizes {
+        let k = s.kib.max(4);
+        let near = kept
+            .iter_mut()
+            .min_by_key(|(kib, _)| kib.abs_diff(k))
+            .expect("the most common size is kept");
+        near.1 += s.pct;
+    }
+    Sizes {
+        kib: kept.iter().map(|k| k.0).collect(),
+        weights: kept.iter().map(|k| round_sig(k.1.max(1e-3), 3)).collect(),
+    }
+}
+
+/// `x` to `digits` significant digits.
+fn round_sig(x: f64, digits: i32) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let scale = 10f64.powi(digits - 1 - x.abs().log10().floor() as i32);
+    (x * scale).round() / scale
+}
+
+/// Rounds the fitted parameters to 4 significant digits, so specs stay readable.
+fn round_spec(spec: &mut SynthSpec) {
+    let r = |x: &mut f64| *x = round_sig(*x, 4);
+    r(&mut spec.write_ratio);
+    let (Arrivals::Exponential(g) | Arrivals::Constant(g)) = &mut spec.arrivals;
+    r(g);
+    for x in [
+        &mut spec.footprint_gib,
+        &mut spec.rw_mix,
+        &mut spec.reread,
+        &mut spec.reread_dist,
+        &mut spec.raw,
+        &mut spec.raw_dist,
+        &mut spec.dist_sigma,
+    ] {
+        r(x);
+    }
+    for op in [&mut spec.read, &mut spec.write] {
+        for x in [
+            op.zipf.as_mut(),
+            op.footprint_gib.as_mut(),
+            op.seq.as_mut(),
+            op.batch.as_mut(),
+            op.batch_us.as_mut(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            r(x);
+        }
+        match op.arrivals.as_mut() {
+            Some(Process::OnOff {
+                on_ms,
+                off_ms,
+                on_share,
+            }) => {
+                r(on_ms);
+                r(off_ms);
+                r(on_share);
+            }
+            Some(Process::BModel { b, span_s }) => {
+                r(b);
+                if let Some(s) = span_s {
+                    r(s);
+                }
+            }
+            _ => {}
+        }
+    }
+    // The address range must hold both hot sets after rounding.
+    let hot = [&spec.read, &spec.write]
+        .iter()
+        .filter_map(|o| o.footprint_gib)
+        .fold(0.0, f64::max);
+    spec.footprint_gib = spec.footprint_gib.max(2.0 * hot);
+}
+
+/// Log-normal shape from a median and a 90th percentile (z(0.9) = 1.2816).
+fn sigma(p: &super::profile::Percentiles) -> Option<f64> {
+    (p.count >= 10 && p.p50 >= 1.0 && p.p90 > p.p50)
+        .then(|| ((p.p90 / p.p50).ln() / 1.2816).clamp(0.0, 10.0))
+}
+
+/// The IDC the b-model predicts at width `w` (s) for `n` requests over `span` (s):
+/// 1 + (n − 1) q^k − n 2^−k with k = log2(span / w) and q = b² + (1 − b)².
+fn bmodel_idc(b: f64, n: f64, span: f64, w: f64) -> f64 {
+    let k = (span / w).log2().max(0.0);
+    let q = b * b + (1.0 - b) * (1.0 - b);
+    (1.0 + (n - 1.0) * q.powf(k) - n * 2f64.powf(-k)).max(1e-9)
+}
+
+/// The IDC and the chance of an empty window of width `w` (ms) of a two-state MMPP with mean
+/// rate `rate` (per ms), ON share of time `p_on`, share of arrivals in ON `share` and switching
+/// rate `s` = r_on→off + r_off→on (per ms).
+fn mmpp(rate: f64, p_on: f64, share: f64, s: f64, w: f64) -> (f64, f64) {
+    let (pi1, pi2) = (p_on, 1.0 - p_on);
+    let l1 = rate * share / pi1;
+    let l2 = rate * (1.0 - share) / pi2;
+    let st = s * w;
+    let idc =
+        1.0 + 2.0 * pi1 * pi2 * (l1 - l2).powi(2) / (rate * s) * (1.0 - (1.0 - (-st).exp()) / st);
+    // P(no arrival in w) = π exp((Q − Λ) w) 1 with r1 = s π2 (leaving ON), r2 = s π1.
+    let (r1, r2) = (s * pi2, s * pi1);
+    let (a, b, c, d) = (-r1 - l1, r1, r2, -r2 - l2);
+    let alpha = (a + d) / 2.0;
+    let delta = (((a - d) / 2.0).powi(2) + b * c).sqrt();
+    let (ch, sh) = (
+        (delta * w).cosh(),
+        if delta > 0.0 {
+            (delta * w).sinh() / delta
+        } else {
+            w
+        },
+    );
+    let e = (alpha * w).exp();
+    let m = [
+        [e * (ch + sh * (a - alpha)), e * sh * b],
+        [e * sh * c, e * (ch + sh * (d - alpha))],
+    ];
+    let p0 = pi1 * (m[0][0] + m[0][1]) + pi2 * (m[1][0] + m[1][1]);
+    (idc, p0.clamp(0.0, 1.0))
+}
+
+/// Measured (width ms, IDC) pairs of a class.
+fn measured(class: &ClassBurstiness) -> Vec<(f64, f64)> {
+    IDC_SCALES_MS
+        .iter()
+        .zip(&class.idc)
+        .filter_map(|(w, i)| i.map(|i| (*w, i.max(1e-9))))
+        .collect()
+}
+
+fn rms_log(pairs: &[(f64, f64)], model: impl Fn(f64) -> f64) -> f64 {
+    if pairs.is_empty() {
+        return 0.0;
+    }
+    (pairs
+        .iter()
+        .map(|(w, i)| (model(*w).ln() - i.ln()).powi(2))
+        .sum::<f64>()
+        / pairs.len() as f64)
+        .sqrt()
+}
+
+/// The arrival process of one direction: Poisson, b-model or ON/OFF, whichever matches the
+/// measured IDC best.
+fn choose_arrivals(
+    class: &ClassBurstiness,
+    duration_s: f64,
+    dir: &'static str,
+) -> (Process, ArrivalChoice) {
+    let pairs = measured(class);
+    let n = class.requests as f64;
+    let span_ms = duration_s * 1e3;
+    let rate = n / span_ms;
+    let mut cands: Vec<(Process, f64)> = vec![(Process::Poisson, rms_log(&pairs, |_| 1.0))];
+    if let Some(b) = class.bmodel_b.filter(|b| *b > 0.5) {
+        let b = b.min(0.99);
+        cands.push((
+            Process::BModel {
+                b,
+                span_s: Some(duration_s),
+            },
+            rms_log(&pairs, |w| bmodel_idc(b, n, span_ms, w)),
+        ));
+    }
+    if let Some(on) = fit_onoff(&pairs, class.empty_1ms_pct, rate, span_ms) {
+        cands.push(on);
+    }
+    let best = cands
+        .iter()
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|c| c.0)
+        .unwrap_or(Process::Poisson);
+    let choice = ArrivalChoice {
+        direction: dir,
+        chosen: best.name().to_string(),
+        rms_log_idc: cands
+            .iter()
+            .map(|(p, e)| (p.name().to_string(), *e))
+            .collect(),
+    };
+    (best, choice)
+}
+
+/// Grid search of the ON/OFF parameters on the IDC curve and the empty 1 ms windows.
+fn fit_onoff(
+    pairs: &[(f64, f64)],
+    empty_pct: Option<f64>,
+    rate: f64,
+    span_ms: f64,
+) -> Option<(Process, f64)> {
+    if pairs.len() < 2 || rate <= 0.0 {
+        return None;
+    }
+    let mut best: Option<(f64, f64, f64, f64)> = None;
+    let grid = |lo: f64, hi: f64, n: usize| -> Vec<f64> {
+        (0..n)
+            .map(|i| lo * (hi / lo).powf(i as f64 / (n - 1) as f64))
+            .collect()
+    };
+    for p_on in grid(0.002, 0.9, 24) {
+        for s in grid(10.0 / span_ms.max(1.0), 10.0, 28) {
+            for f in grid(1e-3, 1.0, 12) {
+                // Share of arrivals in ON, from p_on (no bias) towards 1 (nothing while OFF).
+                let share = (p_on + (1.0 - p_on) * f).min(1.0);
+                let err_idc = rms_log(pairs, |w| mmpp(rate, p_on, share, s, w).0);
+                let err_empty = empty_pct.map_or(0.0, |e| {
+                    let p0 = mmpp(rate, p_on, share, s, 1.0).1;
+                    (p0 - e / 100.0).powi(2)
+                });
+                let total = err_idc * err_idc + 4.0 * err_empty;
+                if best.is_none_or(|b| total < b.0) {
+                    best = Some((total, p_on, share, s));
+                }
+            }
+        }
+    }
+    let (_, p_on, share, s) = best?;
+    let err = rms_log(pairs, |w| mmpp(rate, p_on, share, s, w).0);
+    // r_on→off = s (1 − p_on), r_off→on = s p_on (per ms): mean periods are their inverses.
+    Some((
+        Process::OnOff {
+            on_ms: 1.0 / (s * (1.0 - p_on)),
+            off_ms: 1.0 / (s * p_on),
+            on_share: share,
+        },
+        err,
+    ))
+}
+
+/// Total relative error of the statistics the rounds correct.
+fn loss(t: &Profile, g: &Profile) -> f64 {
+    residuals(t, g)
+        .iter()
+        .filter(|r| !r.statistic.contains(".idc_") && !r.statistic.contains("empty_"))
+        .map(|r| {
+            let scale = r.target.abs().max(if r.statistic.ends_with("pct") {
+                1.0
+            } else {
+                0.05
+            });
+            ((r.fitted - r.target) / scale).powi(2)
+        })
+        .sum()
+}
+
+fn residuals(t: &Profile, g: &Profile) -> Vec<Residual> {
+    let mut v = Vec::new();
+    let mut add = |name: &str, a: f64, b: f64| {
+        v.push(Residual {
+            statistic: name.to_string(),
+            target: a,
+            fitted: b,
+        })
+    };
+    add("write_pct", t.write_pct, g.write_pct);
+    add("duration_s", t.duration_s, g.duration_s);
+    for (name, a, b) in [
+        (
+            "read_popularity.zipf",
+            &t.read_popularity,
+            &g.read_popularity,
+        ),
+        (
+            "write_popularity.zipf",
+            &t.write_popularity,
+            &g.write_popularity,
+        ),
+    ] {
+        if a.accesses > 0 {
+            add(name, a.zipf.unwrap_or(0.0), b.zipf.unwrap_or(0.0));
+            add(
+                &name.replace("zipf", "pages"),
+                a.pages as f64,
+                b.pages as f64,
+            );
+        }
+    }
+    add("reuse.reread_pct", t.reuse.reread_pct, g.reuse.reread_pct);
+    add(
+        "reuse.read_after_write_pct",
+        t.reuse.read_after_write_pct,
+        g.reuse.read_after_write_pct,
+    );
+    add(
+        "page_types.mixed_pct",
+        t.page_types.mixed_pct,
+        g.page_types.mixed_pct,
+    );
+    add(
+        "sequentiality.read_pct",
+        t.sequentiality.read_pct,
+        g.sequentiality.read_pct,
+    );
+    add(
+        "sequentiality.write_pct",
+        t.sequentiality.write_pct,
+        g.sequentiality.write_pct,
+    );
+    for (name, a, b) in [
+        ("burstiness.read", &t.burstiness.read, &g.burstiness.read),
+        ("burstiness.write", &t.burstiness.write, &g.burstiness.write),
+    ] {
+        if let (Some(x), Some(y)) = (a.bmodel_b, b.bmodel_b) {
+            add(&format!("{name}.bmodel_b"), x, y);
+        }
+        for (i, w) in IDC_SCALES_MS.iter().enumerate() {
+            if let (Some(Some(x)), Some(Some(y))) = (a.idc.get(i), b.idc.get(i)) {
+                add(&format!("{name}.idc_{w}ms"), *x, *y);
+            }
+        }
+        for (stat, x, y) in [
+            ("empty_1ms_pct", a.empty_1ms_pct, b.empty_1ms_pct),
+            ("per_busy_ms", a.per_busy_ms, b.per_busy_ms),
+            ("short_gap_us", a.short_gap_us, b.short_gap_us),
+        ] {
+            if let (Some(x), Some(y)) = (x, y) {
+                add(&format!("{name}.{stat}"), x, y);
+            }
+        }
+    }
+    v
+}
+
+/// One round of corrections: each parameter moves by its statistic's gap.
+fn correct(spec: &mut SynthSpec, t: &Profile, g: &Profile) {
+    if g.requests > 0 && g.write_pct > 0.0 && t.write_pct > 0.0 {
+        spec.write_ratio =
+            (spec.write_ratio + (t.write_pct - g.write_pct) / 100.0).clamp(0.001, 0.999);
+    }
+    if g.duration_s > 0.0 {
+        let (Arrivals::Exponential(gap) | Arrivals::Constant(gap)) = &mut spec.arrivals;
+        *gap *= t.duration_s / g.duration_s;
+    }
+    for (op, tp, gp, tb, gb) in [
+        (
+            &mut spec.read,
+            &t.read_popularity,
+            &g.read_popularity,
+            &t.burstiness.read,
+            &g.burstiness.read,
+        ),
+        (
+            &mut spec.write,
+            &t.write_popularity,
+            &g.write_popularity,
+            &t.burstiness.write,
+            &g.burstiness.write,
+        ),
+    ] {
+        if let (Some(z), Some(a), Some(b)) = (op.zipf.as_mut(), tp.zipf, gp.zipf) {
+            *z = (*z + (a - b)).clamp(0.0, 4.0);
+        }
+        if let Some(f) = op.footprint_gib.as_mut() {
+            if gp.pages > 0 && tp.pages > 0 {
+                let pages = (*f * PAGES_PER_GIB * tp.pages as f64 / gp.pages as f64).max(1.0);
+                *f = pages / PAGES_PER_GIB;
+            }
+        }
+        if let (Some(x), Some(y), Some(batch)) = (tb.per_busy_ms, gb.per_busy_ms, op.batch.as_mut())
+        {
+            *batch = (*batch * x / y).clamp(1.0, 1e4);
+        }
+        if let (Some(x), Some(y), Some(us)) =
+            (tb.short_gap_us, gb.short_gap_us, op.batch_us.as_mut())
+        {
+            if y > 0.0 {
+                *us = (*us * x / y).clamp(0.0, 1e3);
+            }
+        }
+        if let Some(Process::BModel { b, .. }) = op.arrivals.as_mut() {
+            if let (Some(x), Some(y)) = (tb.bmodel_b, gb.bmodel_b) {
+                *b = (*b + (x - y)).clamp(0.5, 0.99);
+            }
+        }
+        if let Some(s) = op.seq.as_mut() {
+            let (x, y) = if std::ptr::eq(tp, &t.read_popularity) {
+                (t.sequentiality.read_pct, g.sequentiality.read_pct)
+            } else {
+                (t.sequentiality.write_pct, g.sequentiality.write_pct)
+            };
+            *s = (*s + (x - y) / 100.0).clamp(0.0, 1.0);
+        }
+    }
+    spec.reread =
+        (spec.reread + (t.reuse.reread_pct - g.reuse.reread_pct) / 100.0).clamp(0.0, 0.95);
+    spec.raw = (spec.raw + (t.reuse.read_after_write_pct - g.reuse.read_after_write_pct) / 100.0)
+        .clamp(0.0, 0.99 - spec.reread);
+    if g.page_types.mixed_pct > 0.0 {
+        spec.rw_mix =
+            (spec.rw_mix * t.page_types.mixed_pct / g.page_types.mixed_pct).clamp(0.0, 1.0);
+    } else if t.page_types.mixed_pct > 0.0 {
+        spec.rw_mix = (spec.rw_mix + 0.05).min(1.0);
+    }
+    round_spec(spec);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mmpp_formulas_reduce_to_poisson_without_modulation() {
+        let (idc, p0) = mmpp(2.0, 0.3, 0.3, 1.0, 1.0);
+        assert!((idc - 1.0).abs() < 1e-9);
+        assert!((p0 - (-2.0f64).exp()).abs() < 1e-9);
+    }
+
+    #[test]
+    fn bmodel_idc_is_one_when_unbiased() {
+        // q = 1/2: 1 + (n − 1) 2^−k − n 2^−k = 1 − 2^−k, close to 1 at fine widths.
+        assert!((bmodel_idc(0.5, 1e5, 1e4, 1.0) - 1.0).abs() < 1e-3);
+        assert!(bmodel_idc(0.8, 1e5, 1e4, 1.0) > 10.0);
+    }
+}

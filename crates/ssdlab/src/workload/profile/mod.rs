@@ -1,0 +1,394 @@
+//! The properties of a workload that decide interference inside an SSD, measured in one pass
+//! over any request stream (a trace or a `--synth` spec): burstiness at several time scales,
+//! popularity and reuse of read and written pages, page types, sizes and sequentiality.
+//! docs/workloads.md defines each with its formula; `ssdlab trace stats` prints them and
+//! `ssdlab trace fit` fits the generator to them.
+
+mod burst;
+mod reuse;
+
+pub use burst::{BusyIdle, ClassBurstiness, IDC_SCALES_MS, MIN_WINDOWS};
+pub use reuse::{harmonic, zipf_mle, TooLarge, MAX_PAGES, MAX_PAGE_ACCESSES};
+
+use super::{IoOp, Request};
+use burst::{BusyIdleCounter, ClassWindows};
+use hdrhistogram::Histogram;
+use reuse::Reuse as ReuseCounter;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Burstiness of all requests, reads and writes.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Burstiness {
+    /// Widths of the `idc` entries, ms.
+    pub scales_ms: Vec<f64>,
+    /// All requests.
+    pub all: ClassBurstiness,
+    /// Reads.
+    pub read: ClassBurstiness,
+    /// Writes.
+    pub write: ClassBurstiness,
+    /// Busy and idle periods of all arrivals at 1 ms.
+    pub busy_idle: BusyIdle,
+}
+
+/// Popularity of one direction's pages.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Popularity {
+    /// Page accesses (a request of k pages is k accesses).
+    pub accesses: u64,
+    /// Distinct pages accessed.
+    pub pages: u64,
+    /// Distinct pages accessed, GiB.
+    pub footprint_gib: f64,
+    /// Maximum-likelihood Zipf exponent of the per-page access counts over the pages seen.
+    pub zipf: Option<f64>,
+    /// Share of accesses that go to the hottest 1 % of the pages seen, %.
+    pub top1_pct: f64,
+}
+
+/// Percentiles of a distance.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Percentiles {
+    /// How many distances.
+    pub count: u64,
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+}
+
+impl Percentiles {
+    fn of(h: &Histogram<u64>) -> Self {
+        if h.is_empty() {
+            return Percentiles::default();
+        }
+        Percentiles {
+            count: h.len(),
+            p50: h.value_at_quantile(0.5) as f64,
+            p90: h.value_at_quantile(0.9) as f64,
+            p99: h.value_at_quantile(0.99) as f64,
+        }
+    }
+}
+
+/// Reuse of pages by reads.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Reuse {
+    /// Read requests whose first page was read before and last accessed by a read, %.
+    pub reread_pct: f64,
+    /// For those: read requests since that page was last read (1 = the previous read).
+    pub reread_gap_requests: Percentiles,
+    /// LRU stack distance of page re-reads: distinct pages read since the page's last read.
+    pub reread_stack_distance: Percentiles,
+    /// Read page accesses that re-read a page, %.
+    pub reread_page_pct: f64,
+    /// Read requests whose first page was last accessed by a write, %.
+    pub read_after_write_pct: f64,
+    /// For those: write requests since that write (1 = the latest write).
+    pub raw_gap_requests: Percentiles,
+}
+
+/// Pages by how they are accessed (hotr.txt Fig. 1(c)), % of distinct pages.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct PageTypes {
+    /// Only read (RI).
+    pub read_only_pct: f64,
+    /// Only written (WI).
+    pub write_only_pct: f64,
+    /// Both read and written (MIX).
+    pub mixed_pct: f64,
+}
+
+/// One size of the empirical distribution.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SizeShare {
+    /// Size rounded up to whole 4 KiB pages, KiB.
+    pub kib: u32,
+    /// Share of the direction's requests, %.
+    pub pct: f64,
+}
+
+/// Empirical sizes of reads and writes (the 32 most common of each; `other_pct` the rest).
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Sizes {
+    /// Reads.
+    pub read: Vec<SizeShare>,
+    /// Reads of other sizes, %.
+    pub read_other_pct: f64,
+    /// Writes.
+    pub write: Vec<SizeShare>,
+    /// Writes of other sizes, %.
+    pub write_other_pct: f64,
+}
+
+/// Requests that start where the previous one ended (byte or 4 KiB page), %.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Sequentiality {
+    /// After the previous request of any direction.
+    pub all_pct: f64,
+    /// Reads after the previous read.
+    pub read_pct: f64,
+    /// Writes after the previous write.
+    pub write_pct: f64,
+}
+
+/// The interference-relevant properties of a workload.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Profile {
+    /// Requests.
+    pub requests: u64,
+    /// Share of writes, %.
+    pub write_pct: f64,
+    /// First to last arrival, s.
+    pub duration_s: f64,
+    /// Arrivals in time.
+    pub burstiness: Burstiness,
+    /// Reads' pages.
+    pub read_popularity: Popularity,
+    /// Writes' pages.
+    pub write_popularity: Popularity,
+    /// Re-reads and reads after writes.
+    pub reuse: Reuse,
+    /// Read-only, write-only and mixed pages.
+    pub page_types: PageTypes,
+    /// Request sizes.
+    pub sizes: Sizes,
+    /// Sequential runs.
+    pub sequentiality: Sequentiality,
+}
+
+/// Most sizes listed per direction.
+const SIZES_LISTED: usize = 32;
+
+/// Accumulates a [`Profile`] one request at a time.
+#[derive(Default)]
+pub struct Profiler {
+    requests: u64,
+    writes: u64,
+    last_ns: u64,
+    classes: [ClassWindows; 3],
+    counts: [u64; 3],
+    busy: BusyIdleCounter,
+    reuse: ReuseCounter,
+    sizes: [BTreeMap<u32, u64>; 2],
+    prev_end: Option<(u64, u64)>,
+    prev_op_end: [Option<(u64, u64)>; 2],
+    seq: [u64; 3],
+}
+
+/// Whether a request at `offset` continues one that ended at `end` (byte, 4 KiB page).
+fn continues(prev: Option<(u64, u64)>, offset: u64) -> bool {
+    prev.is_some_and(|(bytes, page)| offset == bytes || offset / 4096 == page)
+}
+
+impl Profiler {
+    /// Adds the next request (in arrival order).
+    ///
+    /// # Errors
+    /// [`TooLarge`] past [`MAX_PAGES`] distinct pages or [`MAX_PAGE_ACCESSES`] accesses.
+    pub fn add(&mut self, r: &Request) -> Result<(), TooLarge> {
+        let op = usize::from(r.op == IoOp::Write);
+        self.requests += 1;
+        self.writes += op as u64;
+        self.last_ns = self.last_ns.max(r.time_ns);
+        self.classes[0].add(r.time_ns);
+        self.classes[1 + op].add(r.time_ns);
+        self.counts[0] += 1;
+        self.counts[1 + op] += 1;
+        self.busy.add(r.time_ns);
+        let first = r.offset_bytes / 4096;
+        let end_bytes = r.offset_bytes.saturating_add(r.size_bytes);
+        let end = end_bytes.div_ceil(4096).max(first + 1);
+        let kib = u32::try_from((end - first) * 4).unwrap_or(u32::MAX);
+        *self.sizes[op].entry(kib).or_default() += 1;
+        self.seq[0] += u64::from(continues(self.prev_end, r.offset_bytes));
+        self.seq[1 + op] += u64::from(continues(self.prev_op_end[op], r.offset_bytes));
+        self.prev_end = Some((end_bytes, end));
+        self.prev_op_end[op] = Some((end_bytes, end));
+        match r.op {
+            IoOp::Read => self.reuse.read(first, end),
+            IoOp::Write => self.reuse.write(first, end),
+        }
+    }
+
+    /// The profile of the requests added.
+    pub fn finish(mut self) -> Profile {
+        let end = self.last_ns;
+        let [all, read, write] = [0, 1, 2].map(|c| self.classes[c].finish(self.counts[c], end));
+        let reads = self.requests - self.writes;
+        let mut pop = [Popularity::default(), Popularity::default()];
+        let mut types = [0u64; 3];
+        let mut counts: [Vec<u32>; 2] = Default::default();
+        for p in self.reuse.pages.values() {
+            match (p.reads > 0, p.writes > 0) {
+                (true, false) => types[0] += 1,
+                (false, true) => types[1] += 1,
+                (true, true) => types[2] += 1,
+                (false, false) => {}
+            }
+            for (d, c) in [p.reads, p.writes].into_iter().enumerate() {
+                if c > 0 {
+                    counts[d].push(c);
+                    pop[d].accesses += u64::from(c);
+                }
+            }
+        }
+        for d in 0..2 {
+            let n = counts[d].len() as u64;
+            pop[d].pages = n;
+            pop[d].footprint_gib = n as f64 / 262_144.0;
+            pop[d].zipf = zipf_mle(&mut counts[d], n);
+            let top = (n as usize).div_ceil(100);
+            let hot: u64 = counts[d].iter().take(top).map(|&c| u64::from(c)).sum();
+            pop[d].top1_pct = pct(hot, pop[d].accesses);
+        }
+        let distinct = types.iter().sum();
+        let [read_pop, write_pop] = pop;
+        let [read_sizes, write_sizes] = [0, 1].map(|d| shares(&self.sizes[d]));
+        Profile {
+            requests: self.requests,
+            write_pct: pct(self.writes, self.requests),
+            duration_s: end as f64 / 1e9,
+            burstiness: Burstiness {
+                scales_ms: IDC_SCALES_MS.to_vec(),
+                all,
+                read,
+                write,
+                busy_idle: self.busy.finish(),
+            },
+            reuse: Reuse {
+                reread_pct: pct(self.reuse.rereads, reads),
+                reread_gap_requests: Percentiles::of(&self.reuse.reread_gap),
+                reread_stack_distance: Percentiles::of(&self.reuse.stack),
+                reread_page_pct: pct(self.reuse.stack.len(), read_pop.accesses),
+                read_after_write_pct: pct(self.reuse.read_after_write, reads),
+                raw_gap_requests: Percentiles::of(&self.reuse.raw_gap),
+            },
+            read_popularity: read_pop,
+            write_popularity: write_pop,
+            page_types: PageTypes {
+                read_only_pct: pct(types[0], distinct),
+                write_only_pct: pct(types[1], distinct),
+                mixed_pct: pct(types[2], distinct),
+            },
+            sizes: Sizes {
+                read: read_sizes.0,
+                read_other_pct: read_sizes.1,
+                write: write_sizes.0,
+                write_other_pct: write_sizes.1,
+            },
+            sequentiality: Sequentiality {
+                all_pct: pct(self.seq[0], self.requests.saturating_sub(1)),
+                read_pct: pct(self.seq[1], reads.saturating_sub(1)),
+                write_pct: pct(self.seq[2], self.writes.saturating_sub(1)),
+            },
+        }
+    }
+}
+
+/// The most common sizes as shares (sorted by size) and the share of the others, %.
+fn shares(counts: &BTreeMap<u32, u64>) -> (Vec<SizeShare>, f64) {
+    let total: u64 = counts.values().sum();
+    let mut by_count: Vec<(u32, u64)> = counts.iter().map(|(k, c)| (*k, *c)).collect();
+    by_count.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let other: u64 = by_count.iter().skip(SIZES_LISTED).map(|x| x.1).sum();
+    by_count.truncate(SIZES_LISTED);
+    by_count.sort_unstable();
+    (
+        by_count
+            .into_iter()
+            .map(|(kib, c)| SizeShare {
+                kib,
+                pct: pct(c, total),
+            })
+            .collect(),
+        pct(other, total),
+    )
+}
+
+fn pct(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        100.0 * a as f64 / b as f64
+    }
+}
+
+/// Profiles a whole stream.
+///
+/// # Errors
+/// The stream's first error, or [`TooLarge`] as a message.
+pub fn profile<E: std::fmt::Display>(
+    requests: impl Iterator<Item = Result<Request, E>>,
+) -> Result<Profile, String> {
+    let mut p = Profiler::default();
+    for r in requests {
+        let r = r.map_err(|e| e.to_string())?;
+        p.add(&r).map_err(|e| e.0)?;
+    }
+    Ok(p.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(t_us: u64, op: IoOp, page: u64, pages: u64) -> Request {
+        Request {
+            time_ns: t_us * 1000,
+            offset_bytes: page * 4096,
+            size_bytes: pages * 4096,
+            op,
+            device: 0,
+            content: None,
+        }
+    }
+
+    #[test]
+    fn page_types_sizes_and_sequentiality_of_a_hand_built_stream() {
+        use IoOp::{Read as R, Write as W};
+        let reqs = [
+            req(0, W, 0, 2),   // pages 0,1 written
+            req(10, R, 2, 1),  // page 2 read; continues the write (all)
+            req(20, R, 0, 1),  // page 0: read after write
+            req(30, W, 10, 1), // page 10 written
+            req(40, R, 1, 2),  // pages 1,2: read after write (page 1 last written)
+        ];
+        let p = profile(reqs.into_iter().map(Ok::<_, String>)).unwrap();
+        // Pages: 0 mixed, 1 mixed, 2 read-only, 10 write-only.
+        assert_eq!(p.page_types.mixed_pct, 50.0);
+        assert_eq!(p.page_types.read_only_pct, 25.0);
+        assert_eq!(p.page_types.write_only_pct, 25.0);
+        assert_eq!(p.sequentiality.all_pct, 25.0);
+        assert_eq!(p.sequentiality.read_pct, 50.0); // page 0 then pages 1-2
+        assert_eq!(p.write_pct, 40.0);
+        let read_kib: Vec<u32> = p.sizes.read.iter().map(|s| s.kib).collect();
+        assert_eq!(read_kib, [4, 8]);
+        assert!((p.reuse.read_after_write_pct - 200.0 / 3.0).abs() < 1e-9);
+        assert_eq!(p.reuse.reread_pct, 0.0);
+        // Page 2 re-read by the last request with pages 0 and 1 read in between: distance 2.
+        assert_eq!(p.reuse.reread_stack_distance.count, 1);
+        assert_eq!(p.reuse.reread_stack_distance.p50, 2.0);
+        assert_eq!(p.read_popularity.pages, 3);
+        assert_eq!(p.write_popularity.pages, 3);
+    }
+
+    #[test]
+    fn a_poisson_stream_has_unit_dispersion_and_no_bias() {
+        let spec: crate::workload::synth::SynthSpec =
+            "requests=200000,iat_us=100,write_ratio=0.5,footprint_gib=1"
+                .parse()
+                .unwrap();
+        let p = profile(spec.generate().unwrap()).unwrap();
+        for idc in p.burstiness.all.idc.iter().flatten() {
+            assert!((idc - 1.0).abs() < 0.25, "{idc}");
+        }
+        let b = p.burstiness.all.bmodel_b.unwrap();
+        assert!(b < 0.56, "{b}");
+        let h = p.burstiness.all.hurst.unwrap();
+        assert!((h - 0.5).abs() < 0.1, "{h}");
+    }
+}
