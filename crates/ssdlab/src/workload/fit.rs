@@ -296,6 +296,11 @@ fn round_spec(spec: &mut SynthSpec) {
             _ => {}
         }
     }
+    for op in [&mut spec.read, &mut spec.write] {
+        if op.batch.is_some_and(|b| b <= 1.0) {
+            op.batch_us = None;
+        }
+    }
     // The address range must hold both hot sets after rounding.
     let hot = [&spec.read, &spec.write]
         .iter()

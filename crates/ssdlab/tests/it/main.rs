@@ -14,6 +14,7 @@ mod shadow;
 mod suspension;
 mod timing;
 mod traces;
+mod workloads;
 
 use ssdlab::config::{Config, ConfigBuilder};
 use ssdlab::metrics::Summary;

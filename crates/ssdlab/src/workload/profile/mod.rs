@@ -168,6 +168,7 @@ const SIZES_LISTED: usize = 32;
 pub struct Profiler {
     requests: u64,
     writes: u64,
+    first_ns: Option<u64>,
     last_ns: u64,
     classes: [ClassWindows; 3],
     counts: [u64; 3],
@@ -193,6 +194,7 @@ impl Profiler {
         let op = usize::from(r.op == IoOp::Write);
         self.requests += 1;
         self.writes += op as u64;
+        self.first_ns.get_or_insert(r.time_ns);
         self.last_ns = self.last_ns.max(r.time_ns);
         self.classes[0].add(r.time_ns);
         self.classes[1 + op].add(r.time_ns);
@@ -251,7 +253,7 @@ impl Profiler {
         Profile {
             requests: self.requests,
             write_pct: pct(self.writes, self.requests),
-            duration_s: end as f64 / 1e9,
+            duration_s: end.saturating_sub(self.first_ns.unwrap_or(0)) as f64 / 1e9,
             burstiness: Burstiness {
                 scales_ms: IDC_SCALES_MS.to_vec(),
                 all,

@@ -78,7 +78,7 @@ pub(crate) struct Reuse {
 pub struct TooLarge(pub String);
 
 fn histogram() -> Histogram<u64> {
-    Histogram::new(3).expect("3 significant figures are valid")
+    Histogram::new_with_bounds(1, 1 << 50, 3).expect("valid bounds")
 }
 
 impl Default for Reuse {

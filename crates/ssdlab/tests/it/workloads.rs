@@ -1,0 +1,164 @@
+//! Workload reconstruction: the generator's new processes converge to their parameters as
+//! the profile measures them, `trace fit` recovers a spec from its own stream, and bad fit
+//! inputs are refused by name.
+
+use ssdlab::workload::fit::{fit, FitError, FitOptions};
+use ssdlab::workload::profile::{profile, Profile};
+use ssdlab::workload::synth::SynthSpec;
+use ssdlab::workload::{IoOp, Request};
+
+fn measure(spec: &str) -> Profile {
+    let spec: SynthSpec = spec.parse().unwrap();
+    profile(spec.generate().unwrap()).unwrap()
+}
+
+#[test]
+fn popularity_sizes_and_write_share_converge() {
+    let p = measure(
+        "requests=200000,write_ratio=0.3,iat_us=50,footprint_gib=1,read_zipf=0.9,read_footprint_gib=0.04,write_zipf=0.5,write_footprint_gib=0.04,read_size_kib=4:0.7|8:0.2|64:0.1,rw_mix=0,seed=5",
+    );
+    assert!((p.write_pct - 30.0).abs() < 0.5, "{}", p.write_pct);
+    let zr = p.read_popularity.zipf.unwrap();
+    let zw = p.write_popularity.zipf.unwrap();
+    assert!((zr - 0.9).abs() < 0.1, "read zipf {zr}");
+    assert!((zw - 0.5).abs() < 0.1, "write zipf {zw}");
+    let share = |kib| p.sizes.read.iter().find(|s| s.kib == kib).map_or(0.0, |s| s.pct);
+    assert!((share(4) - 70.0).abs() < 1.0 && (share(64) - 10.0).abs() < 1.0);
+    // rw_mix = 0: the written hot set lies apart from the read one.
+    assert!(p.page_types.mixed_pct < 5.0, "{}", p.page_types.mixed_pct);
+}
+
+#[test]
+fn bmodel_bias_is_measured_back() {
+    for b in [0.65, 0.75, 0.85] {
+        let p = measure(&format!(
+            "requests=200000,write_ratio=0.5,iat_us=100,read_arrivals=bmodel,read_b={b},write_arrivals=exp,footprint_gib=1,seed=2"
+        ));
+        let got = p.burstiness.read.bmodel_b.unwrap();
+        assert!((got - b).abs() < 0.04, "b {b}: measured {got}");
+        let w = p.burstiness.write.bmodel_b.unwrap();
+        assert!(w < 0.56, "Poisson writes measured b {w}");
+        // Writes stay Poisson while reads burst.
+        let idc = p.burstiness.write.idc[2].unwrap();
+        assert!((idc - 1.0).abs() < 0.3, "write IDC {idc}");
+    }
+}
+
+#[test]
+fn on_off_dispersion_follows_its_closed_form() {
+    // ON 2 ms, OFF 18 ms, 95 % of requests in ON: the IDC rises from near 1 at fine widths to
+    // 1 + 2 π1 π2 (λ1 − λ2)² / (λ s) at long ones.
+    let p = measure(
+        "requests=400000,write_ratio=0,iat_us=50,arrivals=onoff,on_ms=2,off_ms=18,on_share=0.95,footprint_gib=1,seed=3",
+    );
+    let (pi1, pi2) = (0.1f64, 0.9f64);
+    let rate = 1.0f64 / 0.05; // per ms
+    let (l1, l2) = (rate * 0.95 / pi1, rate * 0.05 / pi2);
+    let s = 1.0 / 2.0 + 1.0 / 18.0;
+    let idc = |w: f64| {
+        1.0 + 2.0 * pi1 * pi2 * (l1 - l2).powi(2) / (rate * s) * (1.0 - (1.0 - (-s * w).exp()) / (s * w))
+    };
+    for (i, w) in [1.0, 10.0, 100.0].into_iter().enumerate() {
+        let got = p.burstiness.all.idc[i].unwrap();
+        assert!((got / idc(w) - 1.0).abs() < 0.2, "width {w} ms: {got} vs {}", idc(w));
+    }
+}
+
+#[test]
+fn rereads_reads_after_writes_and_batches_converge() {
+    let p = measure(
+        "requests=100000,write_ratio=0.4,iat_us=100,footprint_gib=4,reread=0.3,reread_dist=20,raw=0.1,raw_dist=5,dist_sigma=0.5,seed=4",
+    );
+    // A uniform draw over 1 M pages re-hits a page with a chance below 1 %, so the shares are
+    // the spec's.
+    assert!((p.reuse.reread_pct - 30.0).abs() < 2.0, "{}", p.reuse.reread_pct);
+    assert!((p.reuse.read_after_write_pct - 10.0).abs() < 1.5, "{}", p.reuse.read_after_write_pct);
+    let m = p.reuse.reread_gap_requests.p50;
+    assert!((15.0..=26.0).contains(&m), "re-read gap median {m}");
+    let m = p.reuse.raw_gap_requests.p50;
+    assert!((4.0..=7.0).contains(&m), "read-after-write gap median {m}");
+    let b = measure("requests=100000,write_ratio=0.5,iat_us=1000,batch=4,batch_us=20,footprint_gib=1,seed=6");
+    let per = b.burstiness.all.per_busy_ms.unwrap();
+    assert!((per - 4.0).abs() < 0.5, "requests per busy ms {per}");
+    let gap = b.burstiness.all.short_gap_us.unwrap();
+    assert!((10.0..=30.0).contains(&gap), "median short gap {gap}");
+}
+
+#[test]
+fn specs_print_and_parse_back() {
+    let s = "requests=1234,write_ratio=0.25,size_kib=4:0.5|8:0.5,iat_us=75,arrivals=const,batch=2,footprint_gib=2,zipf=0.7,read_arrivals=bmodel,read_b=0.7,read_span_s=3,read_zipf=1.1,read_footprint_gib=0.5,write_arrivals=onoff,write_on_ms=1,write_off_ms=9,write_on_share=0.8,write_batch=3,write_batch_us=5,write_size_kib=16,write_seq=0.2,reread=0.2,reread_dist=7,raw=0.05,seed=9";
+    let spec: SynthSpec = s.parse().unwrap();
+    let again: SynthSpec = spec.to_string().parse().unwrap();
+    assert_eq!(spec, again);
+    let legacy: SynthSpec = "requests=10,write_ratio=0.5,iat_us=10".parse().unwrap();
+    assert_eq!(legacy.to_string().parse::<SynthSpec>().unwrap(), legacy);
+}
+
+#[test]
+fn fit_recovers_the_spec_it_was_generated_from() {
+    let truth: SynthSpec = "requests=60000,write_ratio=0.35,iat_us=200,footprint_gib=1,read_arrivals=bmodel,read_b=0.8,write_arrivals=exp,read_zipf=0.6,read_footprint_gib=0.5,write_zipf=0.6,write_footprint_gib=0.02,rw_mix=0,reread=0.25,reread_dist=10,read_size_kib=4:0.8|16:0.2,seed=11".parse().unwrap();
+    let target = profile(truth.generate().unwrap()).unwrap();
+    let f = fit(&target, &FitOptions::default()).unwrap();
+    let s = &f.synth;
+    assert!((s.write_ratio - 0.35).abs() < 0.03, "{}", f.spec);
+    let read_choice = &f.arrivals[0];
+    assert_ne!(read_choice.chosen, "exp", "bursty reads fitted as Poisson: {}", f.spec);
+    assert!((s.reread - 0.25).abs() < 0.08, "reread {}", s.reread);
+    // Writes sample their hot set densely, so their exponent is identifiable; reads sample
+    // theirs thinly, where a flatter law over fewer pages gives the same statistics, so the
+    // fit is checked on what it matches (the measured exponent and distinct pages).
+    let zw = s.write.zipf.unwrap();
+    assert!((zw - 0.6).abs() < 0.1, "write zipf {zw}");
+    // The stand-in's statistics are close to the target's.
+    let fitted = profile(f.synth.generate().unwrap()).unwrap();
+    assert!((fitted.reuse.reread_pct - target.reuse.reread_pct).abs() < 3.0);
+    assert!((fitted.write_pct - target.write_pct).abs() < 2.0);
+    let (a, b) = (&target.read_popularity, &fitted.read_popularity);
+    assert!((a.zipf.unwrap() - b.zipf.unwrap()).abs() < 0.05);
+    assert!((a.pages as f64 / b.pages as f64 - 1.0).abs() < 0.05);
+    let rb = s.read.arrivals.map(|p| p.name());
+    if let Some(ssdlab::workload::synth::Process::BModel { b, .. }) = s.read.arrivals {
+        assert!((b - 0.8).abs() < 0.05, "read b {b}");
+    }
+    assert!(rb.is_some());
+    let wk: Vec<u32> = s.read.sizes.as_ref().unwrap().kib.clone();
+    assert_eq!(wk, [4, 16]);
+    // --requests N extends the stand-in, keeping everything else.
+    let long = fit(&target, &FitOptions { requests: Some(200_000), ..FitOptions::default() }).unwrap();
+    assert_eq!(long.synth.requests, 200_000);
+    assert_eq!(long.synth.generate().unwrap().count(), 200_000);
+}
+
+fn req(t_ns: u64, op: IoOp, page: u64) -> Result<Request, String> {
+    Ok(Request {
+        time_ns: t_ns,
+        offset_bytes: page * 4096,
+        size_bytes: 4096,
+        op,
+        device: 0,
+        content: None,
+    })
+}
+
+#[test]
+fn bad_fit_inputs_are_refused_by_name() {
+    let empty = profile(std::iter::empty::<Result<Request, String>>()).unwrap();
+    assert_eq!(fit(&empty, &FitOptions::default()).unwrap_err(), FitError::TooFew(0));
+    let one = profile([req(0, IoOp::Read, 1)].into_iter()).unwrap();
+    let e = fit(&one, &FitOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("1 request(s); a fit needs at least 2"), "{e}");
+    let instant = profile((0..5).map(|p| req(7, IoOp::Write, p))).unwrap();
+    let e = fit(&instant, &FitOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("same instant"), "{e}");
+}
+
+#[test]
+fn an_all_read_workload_fits_a_read_only_stand_in() {
+    // All reads is a legitimate workload (no write process to fit, not an error): the spec
+    // has write_ratio 0 and no write keys, and generates reads only.
+    let reads = profile((0..2000u64).map(|i| req(i * 50_000, IoOp::Read, (i * 7919) % 500))).unwrap();
+    let f = fit(&reads, &FitOptions::default()).unwrap();
+    assert_eq!(f.synth.write_ratio, 0.0, "{}", f.spec);
+    assert!(!f.spec.contains("write_arrivals"), "{}", f.spec);
+    assert!(f.synth.generate().unwrap().all(|r| r.unwrap().op == IoOp::Read));
+}
