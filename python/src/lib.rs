@@ -11,8 +11,9 @@ use ssdlab::experiment::{
     collect, load_results, plan, run_job, run_points, ExperimentSpec, PointOutcome,
 };
 use ssdlab::sim::{RunOptions, Simulation};
+use ssdlab::workload::fit::FitOptions;
 use ssdlab::workload::synth::SynthSpec;
-use ssdlab::workload::trace::{TraceOptions, TraceReader};
+use ssdlab::workload::trace::{self, TraceOptions, TraceReader};
 
 create_exception!(
     _ssdlab,
@@ -33,7 +34,7 @@ fn build(preset: &str, scheme: Option<&str>, sets: &[String]) -> Result<Config, 
 /// What to replay.
 enum Source {
     Trace { path: String, options: TraceOptions },
-    Synth(SynthSpec),
+    Synth(Box<SynthSpec>),
 }
 
 /// Runs one simulation; returns the JSON summary and, when asked, the per-request CSV.
@@ -107,7 +108,7 @@ fn run(
                     ..TraceOptions::default()
                 },
             },
-            (None, Some(spec)) => Source::Synth(spec.parse()?),
+            (None, Some(spec)) => Source::Synth(Box::new(spec.parse()?)),
             _ => return Err("give exactly one of trace= or synth=".to_string()),
         };
         let opts = RunOptions {
@@ -138,6 +139,74 @@ fn synth(py: Python<'_>, spec: String, out: String) -> PyResult<(u64, String)> {
             .and_then(|n| std::io::Write::flush(&mut w).map(|()| n))
             .map_err(|e| format!("writing {out}: {e}"))?;
         Ok::<_, String>((n, format.to_string()))
+    })
+    .map_err(err)
+}
+
+/// The statistics of a trace (`path`, with `format` or detection) or of a synthetic `spec`,
+/// as the JSON of `ssdlab trace stats --json`.
+#[pyfunction]
+#[pyo3(signature = (path, spec, format))]
+fn trace_stats(
+    py: Python<'_>,
+    path: Option<String>,
+    spec: Option<String>,
+    format: Option<String>,
+) -> PyResult<String> {
+    py.detach(|| {
+        let stats = match (path, spec) {
+            (Some(path), None) => {
+                let format = format.map(|f| f.parse()).transpose()?;
+                let options = TraceOptions {
+                    format,
+                    ..TraceOptions::default()
+                };
+                let reader = TraceReader::open(std::path::Path::new(&path), options)
+                    .map_err(|e| e.to_string())?;
+                trace::stats(reader).map_err(|e| e.to_string())?
+            }
+            (None, Some(spec)) => {
+                let spec: SynthSpec = spec.parse()?;
+                trace::summarise(spec.generate()?, "synthetic".into()).map_err(|e| match e {
+                    trace::Failure::Trace(e) => e.to_string(),
+                    trace::Failure::TooLarge(m) => m,
+                })?
+            }
+            _ => return Err("give exactly one of trace= or synth=".to_string()),
+        };
+        serde_json::to_string(&stats).map_err(|e| e.to_string())
+    })
+    .map_err(err)
+}
+
+/// `ssdlab trace fit`: the fitted spec and its evidence as JSON.
+#[pyfunction]
+#[pyo3(signature = (path, format, requests, seed, rounds))]
+fn fit(
+    py: Python<'_>,
+    path: String,
+    format: Option<String>,
+    requests: Option<u64>,
+    seed: u64,
+    rounds: usize,
+) -> PyResult<String> {
+    py.detach(|| {
+        let format = format.map(|f| f.parse()).transpose()?;
+        let options = TraceOptions {
+            format,
+            ..TraceOptions::default()
+        };
+        let reader =
+            TraceReader::open(std::path::Path::new(&path), options).map_err(|e| e.to_string())?;
+        let stats = trace::stats(reader).map_err(|e| e.to_string())?;
+        let opts = FitOptions {
+            requests,
+            seed,
+            rounds,
+        };
+        let f = ssdlab::workload::fit::fit(&stats.profile, &opts)
+            .map_err(|e| format!("fitting {path}: {e}"))?;
+        serde_json::to_string(&f).map_err(|e| e.to_string())
     })
     .map_err(err)
 }
@@ -283,6 +352,8 @@ fn _ssdlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(config, m)?)?;
     m.add_function(wrap_pyfunction!(synth, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(schemes, m)?)?;
     m.add_function(wrap_pyfunction!(experiment_run, m)?)?;

@@ -22,6 +22,8 @@ __all__ = [
     "run",
     "sweep",
     "synth",
+    "trace_stats",
+    "fit",
     "config",
     "presets",
     "schemes",
@@ -191,6 +193,36 @@ def synth(out, **spec):
         parts.append(f"{key}={value}")
     n, _format = _ssdlab.synth(",".join(parts), str(out))
     return n
+
+
+def trace_stats(trace=None, synth=None, format=None, as_frame=False):
+    """The statistics of a trace file or a ``--synth`` spec string, as ``ssdlab trace stats
+    --json`` gives them (a dict: counts, footprint, and ``profile`` with burstiness, popularity,
+    reuse, page types, sizes and sequentiality; docs/workloads.md defines each). With
+    ``as_frame=True``, one flattened row as a pandas DataFrame (needs the ``[pandas]`` extra)."""
+    if (trace is None) == (synth is None):
+        raise SsdlabError("give exactly one of trace= or synth=")
+    stats = json.loads(
+        _ssdlab.trace_stats(None if trace is None else str(trace), synth, format)
+    )
+    if not as_frame:
+        return stats
+    import pandas as pd
+
+    row = flatten(stats)
+    burst = stats["profile"]["burstiness"]
+    for cls in ("all", "read", "write"):
+        for ms, idc in zip(burst["scales_ms"], burst[cls]["idc"]):
+            row[f"profile.burstiness.{cls}.idc_{ms:g}ms"] = idc
+    return pd.DataFrame([row])
+
+
+def fit(trace, requests=None, seed=1, rounds=6, format=None):
+    """``ssdlab trace fit``: fits a synthetic stand-in to ``trace``. Returns a dict with
+    ``spec`` (the ``--synth`` string: pass it as ``run(synth=...)``), ``arrivals`` (how each
+    direction's arrival process was chosen) and ``residuals`` (each fitted statistic, the
+    trace's and the stand-in's)."""
+    return json.loads(_ssdlab.fit(str(trace), format, requests, seed, rounds))
 
 
 def config(preset="hotr", scheme=None, set=None):

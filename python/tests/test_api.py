@@ -156,3 +156,29 @@ def test_synth_writes_a_trace_that_replays_like_the_inline_spec(tmp_path):
         assert abs(a["mean_us"] - b["mean_us"]) < 1e-4 * b["mean_us"], op
     with pytest.raises(ssdlab.SsdlabError, match="write_ratio"):
         ssdlab.synth(tmp_path / "bad.csv", requests=10, write_ratio=2)
+
+
+def test_trace_stats_and_fit_match_the_cli():
+    stats = ssdlab.trace_stats(trace=TRACE)
+    out = json.loads(subprocess.run([cli(), "trace", "stats", "--json", str(TRACE)],
+                                    capture_output=True, text=True, check=True).stdout)
+    assert stats == out
+    assert 0 < stats["profile"]["reuse"]["reread_pct"] < 100
+    f = ssdlab.fit(TRACE)
+    spec = subprocess.run([cli(), "trace", "fit", str(TRACE)],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    assert f["spec"] == spec
+    r = ssdlab.run(preset="tiny", synth=f["spec"])
+    assert r.summary["requests"] == stats["requests"]
+    synth = ssdlab.trace_stats(synth=f["spec"])
+    assert synth["requests"] == stats["requests"]
+    with pytest.raises(ssdlab.SsdlabError, match="at least 2"):
+        ssdlab.fit(ROOT / "python" / "tests" / "one_request.csv")
+
+
+def test_trace_stats_as_a_frame():
+    pd = pytest.importorskip("pandas")
+    df = ssdlab.trace_stats(trace=TRACE, as_frame=True)
+    assert isinstance(df, pd.DataFrame) and len(df) == 1
+    assert "profile.burstiness.read.idc_1ms" in df.columns
+    assert "profile.page_types.mixed_pct" in df.columns

@@ -22,7 +22,13 @@ fn popularity_sizes_and_write_share_converge() {
     let zw = p.write_popularity.zipf.unwrap();
     assert!((zr - 0.9).abs() < 0.1, "read zipf {zr}");
     assert!((zw - 0.5).abs() < 0.1, "write zipf {zw}");
-    let share = |kib| p.sizes.read.iter().find(|s| s.kib == kib).map_or(0.0, |s| s.pct);
+    let share = |kib| {
+        p.sizes
+            .read
+            .iter()
+            .find(|s| s.kib == kib)
+            .map_or(0.0, |s| s.pct)
+    };
     assert!((share(4) - 70.0).abs() < 1.0 && (share(64) - 10.0).abs() < 1.0);
     // rw_mix = 0: the written hot set lies apart from the read one.
     assert!(p.page_types.mixed_pct < 5.0, "{}", p.page_types.mixed_pct);
@@ -56,11 +62,16 @@ fn on_off_dispersion_follows_its_closed_form() {
     let (l1, l2) = (rate * 0.95 / pi1, rate * 0.05 / pi2);
     let s = 1.0 / 2.0 + 1.0 / 18.0;
     let idc = |w: f64| {
-        1.0 + 2.0 * pi1 * pi2 * (l1 - l2).powi(2) / (rate * s) * (1.0 - (1.0 - (-s * w).exp()) / (s * w))
+        1.0 + 2.0 * pi1 * pi2 * (l1 - l2).powi(2) / (rate * s)
+            * (1.0 - (1.0 - (-s * w).exp()) / (s * w))
     };
     for (i, w) in [1.0, 10.0, 100.0].into_iter().enumerate() {
         let got = p.burstiness.all.idc[i].unwrap();
-        assert!((got / idc(w) - 1.0).abs() < 0.2, "width {w} ms: {got} vs {}", idc(w));
+        assert!(
+            (got / idc(w) - 1.0).abs() < 0.2,
+            "width {w} ms: {got} vs {}",
+            idc(w)
+        );
     }
 }
 
@@ -71,13 +82,23 @@ fn rereads_reads_after_writes_and_batches_converge() {
     );
     // A uniform draw over 1 M pages re-hits a page with a chance below 1 %, so the shares are
     // the spec's.
-    assert!((p.reuse.reread_pct - 30.0).abs() < 2.0, "{}", p.reuse.reread_pct);
-    assert!((p.reuse.read_after_write_pct - 10.0).abs() < 1.5, "{}", p.reuse.read_after_write_pct);
+    assert!(
+        (p.reuse.reread_pct - 30.0).abs() < 2.0,
+        "{}",
+        p.reuse.reread_pct
+    );
+    assert!(
+        (p.reuse.read_after_write_pct - 10.0).abs() < 1.5,
+        "{}",
+        p.reuse.read_after_write_pct
+    );
     let m = p.reuse.reread_gap_requests.p50;
     assert!((15.0..=26.0).contains(&m), "re-read gap median {m}");
     let m = p.reuse.raw_gap_requests.p50;
     assert!((4.0..=7.0).contains(&m), "read-after-write gap median {m}");
-    let b = measure("requests=100000,write_ratio=0.5,iat_us=1000,batch=4,batch_us=20,footprint_gib=1,seed=6");
+    let b = measure(
+        "requests=100000,write_ratio=0.5,iat_us=1000,batch=4,batch_us=20,footprint_gib=1,seed=6",
+    );
     let per = b.burstiness.all.per_busy_ms.unwrap();
     assert!((per - 4.0).abs() < 0.5, "requests per busy ms {per}");
     let gap = b.burstiness.all.short_gap_us.unwrap();
@@ -102,7 +123,11 @@ fn fit_recovers_the_spec_it_was_generated_from() {
     let s = &f.synth;
     assert!((s.write_ratio - 0.35).abs() < 0.03, "{}", f.spec);
     let read_choice = &f.arrivals[0];
-    assert_ne!(read_choice.chosen, "exp", "bursty reads fitted as Poisson: {}", f.spec);
+    assert_ne!(
+        read_choice.chosen, "exp",
+        "bursty reads fitted as Poisson: {}",
+        f.spec
+    );
     assert!((s.reread - 0.25).abs() < 0.08, "reread {}", s.reread);
     // Writes sample their hot set densely, so their exponent is identifiable; reads sample
     // theirs thinly, where a flatter law over fewer pages gives the same statistics, so the
@@ -124,7 +149,14 @@ fn fit_recovers_the_spec_it_was_generated_from() {
     let wk: Vec<u32> = s.read.sizes.as_ref().unwrap().kib.clone();
     assert_eq!(wk, [4, 16]);
     // --requests N extends the stand-in, keeping everything else.
-    let long = fit(&target, &FitOptions { requests: Some(200_000), ..FitOptions::default() }).unwrap();
+    let long = fit(
+        &target,
+        &FitOptions {
+            requests: Some(200_000),
+            ..FitOptions::default()
+        },
+    )
+    .unwrap();
     assert_eq!(long.synth.requests, 200_000);
     assert_eq!(long.synth.generate().unwrap().count(), 200_000);
 }
@@ -143,10 +175,17 @@ fn req(t_ns: u64, op: IoOp, page: u64) -> Result<Request, String> {
 #[test]
 fn bad_fit_inputs_are_refused_by_name() {
     let empty = profile(std::iter::empty::<Result<Request, String>>()).unwrap();
-    assert_eq!(fit(&empty, &FitOptions::default()).unwrap_err(), FitError::TooFew(0));
+    assert_eq!(
+        fit(&empty, &FitOptions::default()).unwrap_err(),
+        FitError::TooFew(0)
+    );
     let one = profile([req(0, IoOp::Read, 1)].into_iter()).unwrap();
     let e = fit(&one, &FitOptions::default()).unwrap_err();
-    assert!(e.to_string().contains("1 request(s); a fit needs at least 2"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("1 request(s); a fit needs at least 2"),
+        "{e}"
+    );
     let instant = profile((0..5).map(|p| req(7, IoOp::Write, p))).unwrap();
     let e = fit(&instant, &FitOptions::default()).unwrap_err();
     assert!(e.to_string().contains("same instant"), "{e}");
@@ -156,9 +195,14 @@ fn bad_fit_inputs_are_refused_by_name() {
 fn an_all_read_workload_fits_a_read_only_stand_in() {
     // All reads is a legitimate workload (no write process to fit, not an error): the spec
     // has write_ratio 0 and no write keys, and generates reads only.
-    let reads = profile((0..2000u64).map(|i| req(i * 50_000, IoOp::Read, (i * 7919) % 500))).unwrap();
+    let reads =
+        profile((0..2000u64).map(|i| req(i * 50_000, IoOp::Read, (i * 7919) % 500))).unwrap();
     let f = fit(&reads, &FitOptions::default()).unwrap();
     assert_eq!(f.synth.write_ratio, 0.0, "{}", f.spec);
     assert!(!f.spec.contains("write_arrivals"), "{}", f.spec);
-    assert!(f.synth.generate().unwrap().all(|r| r.unwrap().op == IoOp::Read));
+    assert!(f
+        .synth
+        .generate()
+        .unwrap()
+        .all(|r| r.unwrap().op == IoOp::Read));
 }

@@ -115,7 +115,8 @@ impl Default for ClassWindows {
                 .map(|k| Windows::new(DYADIC_BASE_NS << k))
                 .collect(),
             prev_ns: None,
-            short_gaps: hdrhistogram::Histogram::new_with_bounds(1, 1 << 50, 3).expect("valid bounds"),
+            short_gaps: hdrhistogram::Histogram::new_with_bounds(1, 1 << 50, 3)
+                .expect("valid bounds"),
         }
     }
 }
