@@ -167,10 +167,7 @@ fn trace_stats(
             }
             (None, Some(spec)) => {
                 let spec: SynthSpec = spec.parse()?;
-                trace::summarise(spec.generate()?, "synthetic".into()).map_err(|e| match e {
-                    trace::Failure::Trace(e) => e.to_string(),
-                    trace::Failure::TooLarge(m) => m,
-                })?
+                trace::summarise(spec.generate()?, "synthetic".into()).map_err(|e| e.to_string())?
             }
             _ => return Err("give exactly one of trace= or synth=".to_string()),
         };

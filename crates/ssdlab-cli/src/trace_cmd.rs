@@ -7,7 +7,7 @@ use ssdlab::experiment::WorkloadRef;
 use ssdlab::workload::fit::{self, FitOptions};
 use ssdlab::workload::profile::{Percentiles, Profile, SizeShare};
 use ssdlab::workload::synth::SynthSpec;
-use ssdlab::workload::trace::{self, Failure, TraceReader, TraceStats};
+use ssdlab::workload::trace::{self, TraceReader, TraceStats};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
@@ -65,10 +65,7 @@ fn summary(
                 .map_err(anyhow::Error::msg)
                 .context("--synth")?;
             let gen = spec.generate().map_err(anyhow::Error::msg)?;
-            trace::summarise(gen, "synthetic".into()).map_err(|e| match e {
-                Failure::Trace(e) => anyhow::Error::new(e),
-                Failure::TooLarge(m) => anyhow::anyhow!("--synth: {m}"),
-            })
+            Ok(trace::summarise(gen, "synthetic".into())?)
         }
         (None, None) => anyhow::bail!("give a trace file or --synth SPEC"),
     }
@@ -165,6 +162,9 @@ fn sizes(v: &[SizeShare], other: f64) -> String {
 
 /// The interference-relevant statistics as text (docs/workloads.md defines each).
 fn write_profile(o: &mut String, p: &Profile) -> Result<()> {
+    if let Some(why) = &p.page_level_skipped {
+        writeln!(o, "page statistics    not computed: {why}")?;
+    }
     let b = &p.burstiness;
     let scales: Vec<String> = b
         .scales_ms

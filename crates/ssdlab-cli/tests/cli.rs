@@ -360,3 +360,59 @@ fn config_show_with_a_scheme_reloads_to_the_same_hash() {
         hash(&["--preset", "tiny", "--config", &file])
     );
 }
+
+#[test]
+fn trace_fit_prints_a_spec_that_runs_and_stats_profile_it() {
+    let out = ssdlab()
+        .args(["trace", "fit"])
+        .arg(testdata("financial1_10k.disksim"))
+        .arg("--out")
+        .arg(tmp("fin.toml"))
+        .assert()
+        .success()
+        .stderr(contains("read arrivals:"))
+        .stderr(contains("reuse.reread_pct"))
+        .get_output()
+        .stdout
+        .clone();
+    let spec = String::from_utf8(out).unwrap().trim().to_string();
+    assert!(
+        spec.starts_with("requests=10000,") && !spec.contains('\n'),
+        "{spec}"
+    );
+    let toml = std::fs::read_to_string(tmp("fin.toml")).unwrap();
+    assert!(toml.contains(&format!("synth = \"{spec}\"")), "{toml}");
+    ssdlab()
+        .args(["run", "--preset", "tiny", "-q", "--synth", &spec])
+        .assert()
+        .success();
+    ssdlab()
+        .args(["trace", "stats", "--synth", &spec])
+        .assert()
+        .success()
+        .stdout(contains("requests           10000"))
+        .stdout(contains("page types"));
+    ssdlab()
+        .args(["synth", "--out"])
+        .arg(tmp("fin-standin.csv"))
+        .args(["--spec", &spec])
+        .assert()
+        .success();
+    let empty = tmp("one.csv");
+    std::fs::write(
+        &empty,
+        "128166386783630075,hm,0,Write,3164164096,4096,2896\n",
+    )
+    .unwrap();
+    ssdlab()
+        .args(["trace", "fit"])
+        .arg(&empty)
+        .assert()
+        .code(2)
+        .stderr(contains("1 request(s); a fit needs at least 2"));
+    ssdlab()
+        .args(["trace", "stats", "--synth", "requests=10,arrivals=bmodel"])
+        .assert()
+        .code(2)
+        .stderr(contains("arrivals=bmodel needs b"));
+}

@@ -98,6 +98,11 @@ pub fn fit(target: &Profile, opts: &FitOptions) -> Result<Fit, FitError> {
     if target.duration_s <= 0.0 {
         return Err(FitError::NoDuration);
     }
+    if let Some(why) = &target.page_level_skipped {
+        return Err(FitError::Stand(format!(
+            "the page statistics a fit needs were not computed: {why}"
+        )));
+    }
     let (mut spec, arrivals) = direct(target, opts.seed);
     let mut best = (f64::INFINITY, spec.clone(), 0, Profile::default());
     for round in 0..=opts.rounds {

@@ -158,6 +158,9 @@ pub struct Profile {
     pub sizes: Sizes,
     /// Sequential runs.
     pub sequentiality: Sequentiality,
+    /// Why the page-level statistics (popularity, reuse, page types) were not computed
+    /// (`None`: they were).
+    pub page_level_skipped: Option<String>,
 }
 
 /// Most sizes listed per direction.
@@ -173,7 +176,9 @@ pub struct Profiler {
     classes: [ClassWindows; 3],
     counts: [u64; 3],
     busy: BusyIdleCounter,
-    reuse: ReuseCounter,
+    /// Page-level accounting; dropped (with the reason kept) past its caps.
+    reuse: Option<ReuseCounter>,
+    skipped: Option<String>,
     sizes: [BTreeMap<u32, u64>; 2],
     prev_end: Option<(u64, u64)>,
     prev_op_end: [Option<(u64, u64)>; 2],
@@ -186,11 +191,10 @@ fn continues(prev: Option<(u64, u64)>, offset: u64) -> bool {
 }
 
 impl Profiler {
-    /// Adds the next request (in arrival order).
-    ///
-    /// # Errors
-    /// [`TooLarge`] past [`MAX_PAGES`] distinct pages or [`MAX_PAGE_ACCESSES`] accesses.
-    pub fn add(&mut self, r: &Request) -> Result<(), TooLarge> {
+    /// Adds the next request (in arrival order). Past [`MAX_PAGES`] distinct pages or
+    /// [`MAX_PAGE_ACCESSES`] accesses the page-level statistics (popularity, reuse, page
+    /// types) are dropped and the profile says why; the others go on.
+    pub fn add(&mut self, r: &Request) {
         let op = usize::from(r.op == IoOp::Write);
         self.requests += 1;
         self.writes += op as u64;
@@ -210,21 +214,29 @@ impl Profiler {
         self.seq[1 + op] += u64::from(continues(self.prev_op_end[op], r.offset_bytes));
         self.prev_end = Some((end_bytes, end));
         self.prev_op_end[op] = Some((end_bytes, end));
-        match r.op {
-            IoOp::Read => self.reuse.read(first, end),
-            IoOp::Write => self.reuse.write(first, end),
+        if self.skipped.is_none() {
+            let reuse = self.reuse.get_or_insert_with(ReuseCounter::default);
+            let done = match r.op {
+                IoOp::Read => reuse.read(first, end),
+                IoOp::Write => reuse.write(first, end),
+            };
+            if let Err(TooLarge(why)) = done {
+                self.reuse = None;
+                self.skipped = Some(why);
+            }
         }
     }
 
     /// The profile of the requests added.
     pub fn finish(mut self) -> Profile {
+        let reuse = self.reuse.take().unwrap_or_default();
         let end = self.last_ns;
         let [all, read, write] = [0, 1, 2].map(|c| self.classes[c].finish(self.counts[c], end));
         let reads = self.requests - self.writes;
         let mut pop = [Popularity::default(), Popularity::default()];
         let mut types = [0u64; 3];
         let mut counts: [Vec<u32>; 2] = Default::default();
-        for p in self.reuse.pages.values() {
+        for p in reuse.pages.values() {
             match (p.reads > 0, p.writes > 0) {
                 (true, false) => types[0] += 1,
                 (false, true) => types[1] += 1,
@@ -262,12 +274,12 @@ impl Profiler {
                 busy_idle: self.busy.finish(),
             },
             reuse: Reuse {
-                reread_pct: pct(self.reuse.rereads, reads),
-                reread_gap_requests: Percentiles::of(&self.reuse.reread_gap),
-                reread_stack_distance: Percentiles::of(&self.reuse.stack),
-                reread_page_pct: pct(self.reuse.stack.len(), read_pop.accesses),
-                read_after_write_pct: pct(self.reuse.read_after_write, reads),
-                raw_gap_requests: Percentiles::of(&self.reuse.raw_gap),
+                reread_pct: pct(reuse.rereads, reads),
+                reread_gap_requests: Percentiles::of(&reuse.reread_gap),
+                reread_stack_distance: Percentiles::of(&reuse.stack),
+                reread_page_pct: pct(reuse.stack.len(), read_pop.accesses),
+                read_after_write_pct: pct(reuse.read_after_write, reads),
+                raw_gap_requests: Percentiles::of(&reuse.raw_gap),
             },
             read_popularity: read_pop,
             write_popularity: write_pop,
@@ -282,6 +294,7 @@ impl Profiler {
                 write: write_sizes.0,
                 write_other_pct: write_sizes.1,
             },
+            page_level_skipped: self.skipped,
             sequentiality: Sequentiality {
                 all_pct: pct(self.seq[0], self.requests.saturating_sub(1)),
                 read_pct: pct(self.seq[1], reads.saturating_sub(1)),
@@ -322,14 +335,13 @@ fn pct(a: u64, b: u64) -> f64 {
 /// Profiles a whole stream.
 ///
 /// # Errors
-/// The stream's first error, or [`TooLarge`] as a message.
+/// The stream's first error, as a message.
 pub fn profile<E: std::fmt::Display>(
     requests: impl Iterator<Item = Result<Request, E>>,
 ) -> Result<Profile, String> {
     let mut p = Profiler::default();
     for r in requests {
-        let r = r.map_err(|e| e.to_string())?;
-        p.add(&r).map_err(|e| e.0)?;
+        p.add(&r.map_err(|e| e.to_string())?);
     }
     Ok(p.finish())
 }

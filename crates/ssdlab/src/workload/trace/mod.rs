@@ -6,7 +6,7 @@ mod formats;
 mod stats;
 
 pub use formats::{BlkAction, Format, TimeUnit};
-pub use stats::{stats, summarise, Failure, TraceStats};
+pub use stats::{stats, summarise, TraceStats};
 
 use super::Request;
 use flate2::read::MultiGzDecoder;
@@ -64,14 +64,6 @@ pub enum TraceError {
     UnknownFormat {
         /// The file.
         path: PathBuf,
-    },
-    /// A statistic's memory cap was reached (`ssdlab trace stats`, `trace fit`).
-    #[error("{path}: {message}")]
-    TooLarge {
-        /// The file.
-        path: PathBuf,
-        /// Which cap, and what to do.
-        message: String,
     },
     /// An address beyond the logical capacity with `ftl.out_of_range = "error"`.
     #[error("request {index}: bytes {offset}..{end} are beyond the logical capacity of {capacity} bytes (ftl.out_of_range = \"error\"; use \"wrap\" to fold them)")]

@@ -46,35 +46,23 @@ pub struct TraceStats {
 /// its stated cap.
 ///
 /// # Errors
-/// Any [`TraceError`] of the reader, or [`TraceError::TooLarge`] past the profile's caps.
+/// Any [`TraceError`] of the reader.
 pub fn stats(mut reader: TraceReader) -> Result<TraceStats, TraceError> {
-    let path = reader.path.clone();
     let format = reader.format().name().to_string();
-    let mut s = summarise(reader.by_ref(), format).map_err(|e| match e {
-        Failure::Trace(e) => e,
-        Failure::TooLarge(message) => TraceError::TooLarge { path, message },
-    })?;
+    let mut s = summarise(reader.by_ref(), format)?;
     s.counts = reader.counts.clone();
     Ok(s)
-}
-
-/// Why a summary stopped.
-pub enum Failure<E> {
-    /// The stream's own error.
-    Trace(E),
-    /// Past the profile's caps (the message says which).
-    TooLarge(String),
 }
 
 /// Summarises any request stream (`format` names it in the output); reader counters are left
 /// empty.
 ///
 /// # Errors
-/// The stream's first error, or the profile's cap.
+/// The stream's first error.
 pub fn summarise<E>(
     requests: impl Iterator<Item = Result<Request, E>>,
     format: String,
-) -> Result<TraceStats, Failure<E>> {
+) -> Result<TraceStats, E> {
     let mut s = TraceStats {
         format,
         min_offset_bytes: u64::MAX,
@@ -84,7 +72,7 @@ pub fn summarise<E>(
     let mut profiler = Profiler::default();
     let mut last = 0;
     for r in requests {
-        let r = r.map_err(Failure::Trace)?;
+        let r = r?;
         s.requests += 1;
         let end = r.offset_bytes.saturating_add(r.size_bytes);
         match r.op {
@@ -97,7 +85,7 @@ pub fn summarise<E>(
         s.min_offset_bytes = s.min_offset_bytes.min(r.offset_bytes);
         s.max_end_bytes = s.max_end_bytes.max(end);
         blocks.add(r.offset_bytes, end);
-        profiler.add(&r).map_err(|e| Failure::TooLarge(e.0))?;
+        profiler.add(&r);
         last = r.time_ns;
     }
     if s.requests > 0 {
