@@ -9,6 +9,9 @@
 //! target's statistic and the stand-in's (Zipf exponents, hot-set sizes, re-read and
 //! read-after-write shares, mixed pages, b), keeping the iteration with the smallest total
 //! error. The residuals are reported, never hidden.
+//!
+//! One procedure from estimates to residuals, kept in one file (past 500 lines, a third of it
+//! the closed forms and their tests) so its steps read in order.
 
 use super::profile::{profile, ClassBurstiness, Profile, IDC_SCALES_MS};
 use super::synth::{Arrivals, OpSpec, Process, Sizes, SynthSpec};

@@ -5,6 +5,9 @@
 //! popularity (`zipf`, `footprint_gib`), of sizes (`size_kib`) and `seq` also take a `read_` or
 //! `write_` prefix, which sets them for that direction alone. A prefixed arrival key splits the
 //! stream: reads and writes then arrive as two independent processes, merged in time.
+//!
+//! Parsing, checking and printing stay together (past 500 lines): every key appears in all
+//! three, and printing must parse back to the same spec.
 
 use super::arrivals::Process;
 use super::{Arrivals, OpSpec, Sizes, SynthSpec};
