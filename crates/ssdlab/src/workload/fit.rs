@@ -13,7 +13,9 @@
 //! One procedure from estimates to residuals, kept in one file (past 500 lines, a third of it
 //! the closed forms and their tests) so its steps read in order.
 
-use super::profile::{profile, ClassBurstiness, Profile, IDC_SCALES_MS};
+use super::profile::{
+    profile, ClassBurstiness, Percentiles, Popularity, Profile, SizeShare, IDC_SCALES_MS,
+};
 use super::synth::{Arrivals, OpSpec, Process, Sizes, SynthSpec};
 use serde::Serialize;
 
@@ -137,6 +139,35 @@ pub fn fit(target: &Profile, opts: &FitOptions) -> Result<Fit, FitError> {
 /// Pages in a GiB.
 const PAGES_PER_GIB: f64 = 262_144.0;
 
+/// One direction's statistics in a profile.
+struct Dir<'a> {
+    name: &'static str,
+    burst: &'a ClassBurstiness,
+    pop: &'a Popularity,
+    sizes: &'a [SizeShare],
+    seq_pct: f64,
+}
+
+/// Reads' and writes' statistics of `p`.
+fn dirs(p: &Profile) -> [Dir<'_>; 2] {
+    [
+        Dir {
+            name: "read",
+            burst: &p.burstiness.read,
+            pop: &p.read_popularity,
+            sizes: &p.sizes.read,
+            seq_pct: p.sequentiality.read_pct,
+        },
+        Dir {
+            name: "write",
+            burst: &p.burstiness.write,
+            pop: &p.write_popularity,
+            sizes: &p.sizes.write,
+            seq_pct: p.sequentiality.write_pct,
+        },
+    ]
+}
+
 fn direct(t: &Profile, seed: u64) -> (SynthSpec, Vec<ArrivalChoice>) {
     let n = t.requests;
     let write_ratio = t.write_pct / 100.0;
@@ -151,57 +182,36 @@ fn direct(t: &Profile, seed: u64) -> (SynthSpec, Vec<ArrivalChoice>) {
         ..SynthSpec::default()
     };
     let mut choices = Vec::new();
-    for (d, name) in [(0, "read"), (1, "write")] {
-        let class = if d == 0 {
-            &t.burstiness.read
-        } else {
-            &t.burstiness.write
-        };
-        if class.requests == 0 {
+    for (d, td) in dirs(t).into_iter().enumerate() {
+        if td.burst.requests == 0 {
             continue;
         }
-        let (proc_, choice) = choose_arrivals(class, t.duration_s, name);
+        let (proc_, choice) = choose_arrivals(td.burst, t.duration_s, td.name);
         choices.push(choice);
-        let pop = if d == 0 {
-            &t.read_popularity
-        } else {
-            &t.write_popularity
-        };
-        let sizes = if d == 0 {
-            &t.sizes.read
-        } else {
-            &t.sizes.write
-        };
-        let seq = if d == 0 {
-            t.sequentiality.read_pct
-        } else {
-            t.sequentiality.write_pct
-        };
         let op = OpSpec {
             arrivals: Some(proc_),
-            zipf: Some(pop.zipf.unwrap_or(0.0)),
-            footprint_gib: Some(pop.pages.max(1) as f64 / PAGES_PER_GIB),
-            sizes: Some(fold_sizes(sizes)),
-            seq: Some(seq / 100.0),
-            batch: Some(class.per_busy_ms.unwrap_or(1.0).max(1.0)),
-            batch_us: Some(class.short_gap_us.unwrap_or(0.0)),
+            zipf: Some(td.pop.zipf.unwrap_or(0.0)),
+            footprint_gib: Some(td.pop.pages.max(1) as f64 / PAGES_PER_GIB),
+            sizes: Some(fold_sizes(td.sizes)),
+            seq: Some(td.seq_pct / 100.0),
+            batch: Some(td.burst.per_busy_ms.unwrap_or(1.0).max(1.0)),
+            batch_us: Some(td.burst.short_gap_us.unwrap_or(0.0)),
         };
-        if d == 0 {
-            spec.read = op;
+        *if d == 0 {
+            &mut spec.read
         } else {
-            spec.write = op;
-        }
+            &mut spec.write
+        } = op;
     }
-    // Sizes the spec's own list must hold too (the largest of either direction).
+    // The address range: twice the larger hot set, so write-only ranks land apart from reads',
+    // and at least the pages of the largest request of either direction.
     let max_kib = [&spec.read, &spec.write]
         .iter()
         .filter_map(|o| o.sizes.as_ref())
         .flat_map(|s| s.kib.iter().copied())
         .max()
         .unwrap_or(4);
-    spec.size_kib = vec![4];
-    // The address range: twice the larger hot set, so write-only ranks land apart from reads'.
-    let range_pages = (2.0 * r_pages.max(w_pages)).max(f64::from(max_kib) / 4.0 * 4.0);
+    let range_pages = (2.0 * r_pages.max(w_pages)).max(f64::from(max_kib) / 4.0);
     spec.footprint_gib = range_pages / PAGES_PER_GIB;
     let mixed = t.page_types.mixed_pct;
     let written = t.page_types.mixed_pct + t.page_types.write_only_pct;
@@ -224,7 +234,7 @@ fn direct(t: &Profile, seed: u64) -> (SynthSpec, Vec<ArrivalChoice>) {
 
 /// Sizes of at least 0.5 % of the requests (the most common one always), each of the others
 /// folded into the kept size nearest to it; weights as percentages to 3 significant digits.
-fn fold_sizes(sizes: &[super::profile::SizeShare]) -> Sizes {
+fn fold_sizes(sizes: &[SizeShare]) -> Sizes {
     let top = sizes.iter().map(|s| s.pct).fold(0.0, f64::max);
     let mut kept: Vec<(u32, f64)> = sizes
         .iter()
@@ -318,7 +328,7 @@ fn round_spec(spec: &mut SynthSpec) {
 }
 
 /// Log-normal shape from a median and a 90th percentile (z(0.9) = 1.2816).
-fn sigma(p: &super::profile::Percentiles) -> Option<f64> {
+fn sigma(p: &Percentiles) -> Option<f64> {
     (p.count >= 10 && p.p50 >= 1.0 && p.p90 > p.p50)
         .then(|| ((p.p90 / p.p50).ln() / 1.2816).clamp(0.0, 10.0))
 }
@@ -498,24 +508,19 @@ fn residuals(t: &Profile, g: &Profile) -> Vec<Residual> {
     };
     add("write_pct", t.write_pct, g.write_pct);
     add("duration_s", t.duration_s, g.duration_s);
-    for (name, a, b) in [
-        (
-            "read_popularity.zipf",
-            &t.read_popularity,
-            &g.read_popularity,
-        ),
-        (
-            "write_popularity.zipf",
-            &t.write_popularity,
-            &g.write_popularity,
-        ),
-    ] {
-        if a.accesses > 0 {
-            add(name, a.zipf.unwrap_or(0.0), b.zipf.unwrap_or(0.0));
+    let (td, gd) = (dirs(t), dirs(g));
+    for (a, b) in td.iter().zip(&gd) {
+        if a.pop.accesses > 0 {
+            let name = format!("{}_popularity", a.name);
             add(
-                &name.replace("zipf", "pages"),
-                a.pages as f64,
-                b.pages as f64,
+                &format!("{name}.zipf"),
+                a.pop.zipf.unwrap_or(0.0),
+                b.pop.zipf.unwrap_or(0.0),
+            );
+            add(
+                &format!("{name}.pages"),
+                a.pop.pages as f64,
+                b.pop.pages as f64,
             );
         }
     }
@@ -530,20 +535,16 @@ fn residuals(t: &Profile, g: &Profile) -> Vec<Residual> {
         t.page_types.mixed_pct,
         g.page_types.mixed_pct,
     );
-    add(
-        "sequentiality.read_pct",
-        t.sequentiality.read_pct,
-        g.sequentiality.read_pct,
-    );
-    add(
-        "sequentiality.write_pct",
-        t.sequentiality.write_pct,
-        g.sequentiality.write_pct,
-    );
-    for (name, a, b) in [
-        ("burstiness.read", &t.burstiness.read, &g.burstiness.read),
-        ("burstiness.write", &t.burstiness.write, &g.burstiness.write),
-    ] {
+    for (a, b) in td.iter().zip(&gd) {
+        add(
+            &format!("sequentiality.{}_pct", a.name),
+            a.seq_pct,
+            b.seq_pct,
+        );
+    }
+    for (a, b) in td.iter().zip(&gd) {
+        let name = format!("burstiness.{}", a.name);
+        let (a, b) = (a.burst, b.burst);
         if let (Some(x), Some(y)) = (a.bmodel_b, b.bmodel_b) {
             add(&format!("{name}.bmodel_b"), x, y);
         }
@@ -575,22 +576,12 @@ fn correct(spec: &mut SynthSpec, t: &Profile, g: &Profile) {
         let (Arrivals::Exponential(gap) | Arrivals::Constant(gap)) = &mut spec.arrivals;
         *gap *= t.duration_s / g.duration_s;
     }
-    for (op, tp, gp, tb, gb) in [
-        (
-            &mut spec.read,
-            &t.read_popularity,
-            &g.read_popularity,
-            &t.burstiness.read,
-            &g.burstiness.read,
-        ),
-        (
-            &mut spec.write,
-            &t.write_popularity,
-            &g.write_popularity,
-            &t.burstiness.write,
-            &g.burstiness.write,
-        ),
-    ] {
+    for ((op, td), gd) in [&mut spec.read, &mut spec.write]
+        .into_iter()
+        .zip(dirs(t))
+        .zip(dirs(g))
+    {
+        let (tp, gp, tb, gb) = (td.pop, gd.pop, td.burst, gd.burst);
         if let (Some(z), Some(a), Some(b)) = (op.zipf.as_mut(), tp.zipf, gp.zipf) {
             *z = (*z + (a - b)).clamp(0.0, 4.0);
         }
@@ -617,12 +608,7 @@ fn correct(spec: &mut SynthSpec, t: &Profile, g: &Profile) {
             }
         }
         if let Some(s) = op.seq.as_mut() {
-            let (x, y) = if std::ptr::eq(tp, &t.read_popularity) {
-                (t.sequentiality.read_pct, g.sequentiality.read_pct)
-            } else {
-                (t.sequentiality.write_pct, g.sequentiality.write_pct)
-            };
-            *s = (*s + (x - y) / 100.0).clamp(0.0, 1.0);
+            *s = (*s + (td.seq_pct - gd.seq_pct) / 100.0).clamp(0.0, 1.0);
         }
     }
     spec.reread =
