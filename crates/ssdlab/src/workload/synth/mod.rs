@@ -250,8 +250,7 @@ impl SynthSpec {
                 seq: o.seq.unwrap_or(self.seq),
                 next_page: 0,
                 started: false,
-                recent: Vec::new(),
-                recent_seen: 0,
+                recent: Ring::default(),
             }
         });
         let distance = |median: f64| {
@@ -262,8 +261,7 @@ impl SynthSpec {
             pool_zipf: (self.dedup > 0.0 && self.dup_zipf > 0.0)
                 .then(|| Zipf::new(pool as f64, self.dup_zipf).expect("validated exponent")),
             unique_contents: 0,
-            shared_writes: Vec::new(),
-            shared_seen: 0,
+            shared_writes: Ring::default(),
             clock,
             dirs,
             reread_law: distance(self.reread_dist),
@@ -356,32 +354,38 @@ struct Direction {
     /// Split streams: where this direction's last request ended.
     next_page: u64,
     started: bool,
-    /// Start pages of this direction's recent requests (a ring of at most `RECENT_RING`),
-    /// kept only when re-reads or reads after writes are asked for.
-    recent: Vec<u64>,
-    recent_seen: u64,
+    /// Start pages of this direction's recent requests, kept only when re-reads or reads
+    /// after writes are asked for.
+    recent: Ring,
 }
 
-impl Direction {
-    fn remember(&mut self, page: u64) {
-        if self.recent.len() < RECENT_RING {
-            self.recent.push(page);
+/// The last [`RING`] start pages recorded, the oldest overwritten first.
+#[derive(Default)]
+struct Ring {
+    slots: Vec<u64>,
+    seen: u64,
+}
+
+/// Start pages a ring keeps: how far back a re-read, a read after write or a read of shared
+/// content can reach.
+const RING: usize = 65_536;
+
+impl Ring {
+    fn push(&mut self, page: u64) {
+        if self.slots.len() < RING {
+            self.slots.push(page);
         } else {
-            self.recent[(self.recent_seen % RECENT_RING as u64) as usize] = page;
+            self.slots[(self.seen % RING as u64) as usize] = page;
         }
-        self.recent_seen += 1;
+        self.seen += 1;
     }
 
-    /// The start page of the request `back` requests ago (1 = the last), clipped to the ring.
+    /// The page recorded `back` records ago (1 = the last), clipped to what the ring holds.
     fn back(&self, back: u64) -> u64 {
-        let back = back.clamp(1, self.recent.len() as u64);
-        let i = (self.recent_seen - back) % RECENT_RING as u64;
-        self.recent[i as usize]
+        let back = back.clamp(1, self.slots.len() as u64);
+        self.slots[((self.seen - back) % RING as u64) as usize]
     }
 }
-
-/// Requests a re-read or a read after write can reach back.
-const RECENT_RING: usize = 65_536;
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {
@@ -390,8 +394,6 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
     a
 }
 
-const SHARED_RING: usize = 65_536;
-
 /// The generator: an iterator of requests.
 pub struct Synth {
     spec: SynthSpec,
@@ -399,9 +401,8 @@ pub struct Synth {
     pool: u64,
     pool_zipf: Option<Zipf<f64>>,
     unique_contents: u64,
-    /// Start pages of recent shared-content writes (a ring of at most `SHARED_RING`).
-    shared_writes: Vec<u64>,
-    shared_seen: u64,
+    /// Start pages of recent shared-content writes.
+    shared_writes: Ring,
     scramble: u64,
     clock: Clock,
     /// Reads, writes.
@@ -518,10 +519,10 @@ impl Iterator for Synth {
             page
         } else if io == IoOp::Read
             && self.spec.dup_reads > 0.0
-            && !self.shared_writes.is_empty()
+            && !self.shared_writes.slots.is_empty()
             && self.rng.random_bool(self.spec.dup_reads)
         {
-            self.shared_writes[self.rng.random_range(0..self.shared_writes.len())]
+            self.shared_writes.slots[self.rng.random_range(0..self.shared_writes.slots.len())]
         } else {
             let dir = &self.dirs[op];
             let rank = match &dir.zipf {
@@ -552,16 +553,11 @@ impl Iterator for Synth {
         dir.next_page = start + size_pages;
         dir.started = true;
         if (op == 0 && self.spec.reread > 0.0) || (op == 1 && self.spec.raw > 0.0) {
-            dir.remember(start);
+            dir.recent.push(start);
         }
         let content = (io == IoOp::Write && self.spec.dedup > 0.0).then(|| self.content());
         if content.is_some_and(|c| c >> 127 == 1) {
-            if self.shared_writes.len() < SHARED_RING {
-                self.shared_writes.push(start);
-            } else {
-                self.shared_writes[(self.shared_seen % SHARED_RING as u64) as usize] = start;
-            }
-            self.shared_seen += 1;
+            self.shared_writes.push(start);
         }
         Some(Ok(Request {
             time_ns: (self.now_us * 1e3).round() as u64,
@@ -591,11 +587,11 @@ impl Synth {
         } else {
             return None;
         };
-        if dir.recent.is_empty() {
+        if dir.recent.slots.is_empty() {
             return None;
         }
         let back = law.sample(&mut self.rng).round().min(1e12) as u64;
-        Some(dir.back(back))
+        Some(dir.recent.back(back))
     }
 }
 
