@@ -206,3 +206,33 @@ fn an_all_read_workload_fits_a_read_only_stand_in() {
         .unwrap()
         .all(|r| r.unwrap().op == IoOp::Read));
 }
+
+#[test]
+fn arrival_keys_of_another_process_are_refused_by_name() {
+    for (spec, want) in [
+        ("requests=10,b=0.7", "b does not apply to arrivals=exp"),
+        (
+            "requests=10,arrivals=onoff,on_ms=1,off_ms=2,on_share=0.5,b=0.7",
+            "b does not apply to arrivals=onoff",
+        ),
+        (
+            "requests=10,arrivals=bmodel,b=0.7,on_share=1",
+            "on_share does not apply to arrivals=bmodel",
+        ),
+        (
+            "requests=10,read_arrivals=exp,read_span_s=3",
+            "read_span_s does not apply to read_arrivals=exp",
+        ),
+        (
+            "requests=10,arrivals=onoff,on_ms=1",
+            "arrivals=onoff needs off_ms",
+        ),
+        (
+            "requests=10,write_arrivals=pareto",
+            "expected exp, const, onoff or bmodel, found `pareto`",
+        ),
+    ] {
+        let e = spec.parse::<SynthSpec>().unwrap_err();
+        assert!(e.contains(want), "{spec}: {e}");
+    }
+}

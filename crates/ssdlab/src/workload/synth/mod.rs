@@ -178,13 +178,18 @@ impl SynthSpec {
         })
     }
 
+    /// The sizes of both directions (`size_kib` with its weights).
+    fn sizes(&self) -> Sizes {
+        Sizes {
+            kib: self.size_kib.clone(),
+            weights: self.size_weights.clone(),
+        }
+    }
+
     /// Sizes of direction `op` (0 reads, 1 writes).
     fn op_sizes(&self, op: usize) -> Sizes {
         let o = if op == 0 { &self.read } else { &self.write };
-        o.sizes.clone().unwrap_or_else(|| Sizes {
-            kib: self.size_kib.clone(),
-            weights: self.size_weights.clone(),
-        })
+        o.sizes.clone().unwrap_or_else(|| self.sizes())
     }
 
     /// The request stream.

@@ -109,11 +109,7 @@ impl SynthSpec {
                 self.write_ratio
             ));
         }
-        Sizes {
-            kib: self.size_kib.clone(),
-            weights: self.size_weights.clone(),
-        }
-        .validate("size_kib")?;
+        self.sizes().validate("size_kib")?;
         let gap = self.mean_gap_us();
         if !(gap.is_finite() && gap >= 0.0) {
             return Err(format!("iat_us = {gap}: must be >= 0"));
@@ -278,9 +274,17 @@ impl ProcessKeys {
         let need = |x: Option<f64>, key: &str, kind: &str| {
             x.ok_or_else(|| format!("synthetic spec: {prefix}arrivals={kind} needs {prefix}{key}"))
         };
-        let stray = |keys: &[(&str, Option<f64>)], kind: &str| {
+        let keys = [
+            ("on_ms", self.on_ms),
+            ("off_ms", self.off_ms),
+            ("on_share", self.on_share),
+            ("b", self.b),
+            ("span_s", self.span_s),
+        ];
+        // The first key given that `kind` does not take.
+        let stray = |takes: &[&str], kind: &str| {
             keys.iter()
-                .find(|(_, v)| v.is_some())
+                .find(|(k, v)| v.is_some() && !takes.contains(k))
                 .map_or(Ok(()), |(k, _)| {
                     Err(format!(
                         "synthetic spec: {prefix}{k} does not apply to {prefix}arrivals={kind}"
@@ -288,21 +292,11 @@ impl ProcessKeys {
                 })
         };
         let Some(kind) = self.kind.as_deref() else {
-            return stray(
-                &[
-                    ("on_ms", self.on_ms),
-                    ("off_ms", self.off_ms),
-                    ("on_share", self.on_share),
-                    ("b", self.b),
-                    ("span_s", self.span_s),
-                ],
-                "exp (give an arrivals key)",
-            )
-            .map(|()| None);
+            return stray(&[], "exp (give an arrivals key)").map(|()| None);
         };
         let p = match kind {
             "exp" | "const" => {
-                stray(&[("on_ms", self.on_ms), ("off_ms", self.off_ms), ("on_share", self.on_share), ("b", self.b), ("span_s", self.span_s)], kind)?;
+                stray(&[], kind)?;
                 if kind == "exp" {
                     Process::Poisson
                 } else {
@@ -310,7 +304,7 @@ impl ProcessKeys {
                 }
             }
             "onoff" => {
-                stray(&[("b", self.b), ("span_s", self.span_s)], kind)?;
+                stray(&["on_ms", "off_ms", "on_share"], kind)?;
                 Process::OnOff {
                     on_ms: need(self.on_ms, "on_ms", kind)?,
                     off_ms: need(self.off_ms, "off_ms", kind)?,
@@ -318,7 +312,7 @@ impl ProcessKeys {
                 }
             }
             "bmodel" => {
-                stray(&[("on_ms", self.on_ms), ("off_ms", self.off_ms), ("on_share", self.on_share)], kind)?;
+                stray(&["b", "span_s"], kind)?;
                 Process::BModel {
                     b: need(self.b, "b", kind)?,
                     span_s: self.span_s,
@@ -472,10 +466,7 @@ fn write_process(f: &mut fmt::Formatter<'_>, prefix: &str, p: &Process) -> fmt::
 impl fmt::Display for SynthSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let d = SynthSpec::default();
-        let sizes = Sizes {
-            kib: self.size_kib.clone(),
-            weights: self.size_weights.clone(),
-        };
+        let sizes = self.sizes();
         write!(
             f,
             "requests={},write_ratio={},size_kib={sizes},iat_us={}",
