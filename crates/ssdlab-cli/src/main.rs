@@ -1,5 +1,22 @@
 //! `ssdlab`: the command-line front end. All modelling lives in the `ssdlab` library.
 
+/// Writes to stdout, returning an error instead of panicking when stdout is gone (`| head`).
+/// Defined before the modules, which use it too.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout(), $($arg)*)?
+    }};
+}
+
+/// `out!` with a newline.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), $($arg)*)?
+    }};
+}
+
 mod args;
 mod compare;
 mod experiment;
@@ -17,22 +34,6 @@ use ssdlab::workload::synth::SynthSpec;
 use ssdlab::workload::trace::{TraceOptions, TraceReader};
 use ssdlab::workload::Requests;
 use std::io::{IsTerminal, Write};
-
-/// Writes to stdout, returning an error instead of panicking when stdout is gone (`| head`).
-macro_rules! out {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        write!(std::io::stdout(), $($arg)*)?
-    }};
-}
-
-/// `out!` with a newline.
-macro_rules! outln {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        writeln!(std::io::stdout(), $($arg)*)?
-    }};
-}
 
 fn main() {
     let cli = Cli::parse();

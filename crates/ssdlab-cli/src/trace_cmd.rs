@@ -9,16 +9,7 @@ use ssdlab::workload::profile::{Percentiles, Profile, SizeShare};
 use ssdlab::workload::synth::SynthSpec;
 use ssdlab::workload::trace::{self, TraceReader, TraceStats};
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::Path;
-
-/// Prints `text` to stdout (an error, not a panic, when stdout is gone).
-fn print(text: &str) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    out.flush()?;
-    Ok(())
-}
 
 /// Idle fraction of the trace on a drive, and the time scale reaching a target, as JSON.
 fn idle_report(a: &StatsArgs) -> Result<Option<serde_json::Value>> {
@@ -79,7 +70,8 @@ pub fn stats(a: StatsArgs) -> Result<()> {
         if let Some(idle) = idle {
             v["idle"] = idle;
         }
-        return print(&format!("{}\n", serde_json::to_string_pretty(&v)?));
+        outln!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
     }
     let mut o = String::new();
     let name = a.file.as_ref().map_or_else(
@@ -128,7 +120,8 @@ pub fn stats(a: StatsArgs) -> Result<()> {
             )?;
         }
     }
-    print(&o)
+    out!("{o}");
+    Ok(())
 }
 
 fn opt(x: Option<f64>, prec: usize) -> String {
@@ -276,7 +269,8 @@ pub fn fit(a: FitArgs) -> Result<()> {
         std::fs::rename(&tmp, out).with_context(|| format!("writing {}", out.display()))?;
     }
     if a.json {
-        return print(&format!("{}\n", serde_json::to_string_pretty(&f)?));
+        outln!("{}", serde_json::to_string_pretty(&f)?);
+        return Ok(());
     }
     let mut o = String::new();
     writeln!(o, "{}", f.spec)?;
@@ -307,7 +301,7 @@ pub fn fit(a: FitArgs) -> Result<()> {
             r.statistic, r.target, r.fitted
         )?;
     }
-    print(&o)?;
+    out!("{o}");
     eprint!("{e}");
     Ok(())
 }
