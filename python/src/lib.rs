@@ -143,6 +143,31 @@ fn synth(py: Python<'_>, spec: String, out: String) -> PyResult<(u64, String)> {
     .map_err(err)
 }
 
+/// The statistics of `source`, as `ssdlab trace stats` computes them.
+fn stats_of(source: Source) -> Result<trace::TraceStats, String> {
+    match source {
+        Source::Trace { path, options } => {
+            let reader = TraceReader::open(std::path::Path::new(&path), options)
+                .map_err(|e| e.to_string())?;
+            trace::stats(reader).map_err(|e| e.to_string())
+        }
+        Source::Synth(spec) => {
+            trace::summarise(spec.generate()?, "synthetic".into()).map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// A trace at `path` in `format` (`None`: detected), read whole.
+fn whole_trace(path: String, format: Option<&str>) -> Result<Source, String> {
+    Ok(Source::Trace {
+        path,
+        options: TraceOptions {
+            format: format.map(str::parse).transpose()?,
+            ..TraceOptions::default()
+        },
+    })
+}
+
 /// The statistics of a trace (`path`, with `format` or detection) or of a synthetic `spec`,
 /// as the JSON of `ssdlab trace stats --json`.
 #[pyfunction]
@@ -154,24 +179,12 @@ fn trace_stats(
     format: Option<String>,
 ) -> PyResult<String> {
     py.detach(|| {
-        let stats = match (path, spec) {
-            (Some(path), None) => {
-                let format = format.map(|f| f.parse()).transpose()?;
-                let options = TraceOptions {
-                    format,
-                    ..TraceOptions::default()
-                };
-                let reader = TraceReader::open(std::path::Path::new(&path), options)
-                    .map_err(|e| e.to_string())?;
-                trace::stats(reader).map_err(|e| e.to_string())?
-            }
-            (None, Some(spec)) => {
-                let spec: SynthSpec = spec.parse()?;
-                trace::summarise(spec.generate()?, "synthetic".into()).map_err(|e| e.to_string())?
-            }
+        let source = match (path, spec) {
+            (Some(path), None) => whole_trace(path, format.as_deref())?,
+            (None, Some(spec)) => Source::Synth(Box::new(spec.parse()?)),
             _ => return Err("give exactly one of trace= or synth=".to_string()),
         };
-        serde_json::to_string(&stats).map_err(|e| e.to_string())
+        serde_json::to_string(&stats_of(source)?).map_err(|e| e.to_string())
     })
     .map_err(err)
 }
@@ -188,14 +201,7 @@ fn fit(
     rounds: usize,
 ) -> PyResult<String> {
     py.detach(|| {
-        let format = format.map(|f| f.parse()).transpose()?;
-        let options = TraceOptions {
-            format,
-            ..TraceOptions::default()
-        };
-        let reader =
-            TraceReader::open(std::path::Path::new(&path), options).map_err(|e| e.to_string())?;
-        let stats = trace::stats(reader).map_err(|e| e.to_string())?;
+        let stats = stats_of(whole_trace(path.clone(), format.as_deref())?)?;
         let opts = FitOptions {
             requests,
             seed,
