@@ -18,10 +18,9 @@ pub const MIN_WINDOWS: u64 = 10;
 #[derive(Debug, Clone)]
 pub(crate) struct Windows {
     width_ns: u64,
+    /// The current window; the windows before it (empty ones included) are closed.
     bin: u64,
     count: u64,
-    /// Windows closed so far (empty ones included).
-    closed: u64,
     /// Closed windows with at least one arrival.
     nonempty: u64,
     sum: f64,
@@ -34,7 +33,6 @@ impl Windows {
             width_ns,
             bin: 0,
             count: 0,
-            closed: 0,
             nonempty: 0,
             sum: 0.0,
             sum_sq: 0.0,
@@ -47,7 +45,6 @@ impl Windows {
             self.sum += c;
             self.sum_sq += c * c;
             self.nonempty += u64::from(self.count > 0);
-            self.closed = bin;
             self.bin = bin;
             self.count = 0;
         }
@@ -64,7 +61,7 @@ impl Windows {
     fn finish(&mut self, end_ns: u64) -> WindowSums {
         self.close_until(end_ns / self.width_ns);
         WindowSums {
-            windows: self.closed,
+            windows: self.bin,
             nonempty: self.nonempty,
             sum: self.sum,
             sum_sq: self.sum_sq,

@@ -169,15 +169,14 @@ const SIZES_LISTED: usize = 32;
 /// Accumulates a [`Profile`] one request at a time.
 #[derive(Default)]
 pub struct Profiler {
-    requests: u64,
-    writes: u64,
     first_ns: Option<u64>,
     last_ns: u64,
     classes: [ClassWindows; 3],
+    /// Requests: all, reads, writes.
     counts: [u64; 3],
     busy: BusyIdleCounter,
-    /// Page-level accounting; dropped (with the reason kept) past its caps.
-    reuse: Option<ReuseCounter>,
+    /// Page-level accounting; emptied past its caps, `skipped` saying why.
+    reuse: ReuseCounter,
     skipped: Option<String>,
     sizes: [BTreeMap<u32, u64>; 2],
     prev_end: Option<(u64, u64)>,
@@ -196,8 +195,6 @@ impl Profiler {
     /// types) are dropped and the profile says why; the others go on.
     pub fn add(&mut self, r: &Request) {
         let op = usize::from(r.op == IoOp::Write);
-        self.requests += 1;
-        self.writes += op as u64;
         self.first_ns.get_or_insert(r.time_ns);
         self.last_ns = self.last_ns.max(r.time_ns);
         self.classes[0].add(r.time_ns);
@@ -215,13 +212,12 @@ impl Profiler {
         self.prev_end = Some((end_bytes, end));
         self.prev_op_end[op] = Some((end_bytes, end));
         if self.skipped.is_none() {
-            let reuse = self.reuse.get_or_insert_with(ReuseCounter::default);
             let done = match r.op {
-                IoOp::Read => reuse.read(first, end),
-                IoOp::Write => reuse.write(first, end),
+                IoOp::Read => self.reuse.read(first, end),
+                IoOp::Write => self.reuse.write(first, end),
             };
             if let Err(TooLarge(why)) = done {
-                self.reuse = None;
+                self.reuse = ReuseCounter::default();
                 self.skipped = Some(why);
             }
         }
@@ -229,10 +225,10 @@ impl Profiler {
 
     /// The profile of the requests added.
     pub fn finish(mut self) -> Profile {
-        let reuse = self.reuse.take().unwrap_or_default();
+        let reuse = &self.reuse;
+        let [requests, reads, writes] = self.counts;
         let end = self.last_ns;
         let [all, read, write] = [0, 1, 2].map(|c| self.classes[c].finish(self.counts[c], end));
-        let reads = self.requests - self.writes;
         let mut pop = [Popularity::default(), Popularity::default()];
         let mut types = [0u64; 3];
         let mut counts: [Vec<u32>; 2] = Default::default();
@@ -263,8 +259,8 @@ impl Profiler {
         let [read_pop, write_pop] = pop;
         let [read_sizes, write_sizes] = [0, 1].map(|d| shares(&self.sizes[d]));
         Profile {
-            requests: self.requests,
-            write_pct: pct(self.writes, self.requests),
+            requests,
+            write_pct: pct(writes, requests),
             duration_s: end.saturating_sub(self.first_ns.unwrap_or(0)) as f64 / 1e9,
             burstiness: Burstiness {
                 scales_ms: IDC_SCALES_MS.to_vec(),
@@ -296,9 +292,9 @@ impl Profiler {
             },
             page_level_skipped: self.skipped,
             sequentiality: Sequentiality {
-                all_pct: pct(self.seq[0], self.requests.saturating_sub(1)),
+                all_pct: pct(self.seq[0], requests.saturating_sub(1)),
                 read_pct: pct(self.seq[1], reads.saturating_sub(1)),
-                write_pct: pct(self.seq[2], self.writes.saturating_sub(1)),
+                write_pct: pct(self.seq[2], writes.saturating_sub(1)),
             },
         }
     }
