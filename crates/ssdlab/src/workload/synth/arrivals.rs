@@ -85,6 +85,11 @@ impl Process {
     }
 }
 
+/// Exponential gaps of a Poisson stream of `rate` per µs (`None` for no arrivals).
+fn gaps(rate: f64) -> Option<Exp<f64>> {
+    (rate > 0.0).then(|| Exp::new(rate).expect("positive rate"))
+}
+
 /// Finest interval of the b-model cascade, µs: below it requests spread uniformly.
 const BMODEL_LEAF_US: f64 = 1.0;
 
@@ -95,8 +100,9 @@ pub(crate) enum Arrival {
     OnOff {
         on: bool,
         left_us: f64,
-        rate_on: f64,
-        rate_off: f64,
+        /// Gaps while ON and while OFF (`None`: nothing arrives in that state).
+        gaps_on: Option<Exp<f64>>,
+        gaps_off: Option<Exp<f64>>,
         dwell_on: Exp<f64>,
         dwell_off: Exp<f64>,
     },
@@ -136,8 +142,8 @@ impl Arrival {
                 Arrival::OnOff {
                     on,
                     left_us,
-                    rate_on: rate * on_share / p_on,
-                    rate_off: rate * (1.0 - on_share) / (1.0 - p_on),
+                    gaps_on: gaps(rate * on_share / p_on),
+                    gaps_off: gaps(rate * (1.0 - on_share) / (1.0 - p_on)),
                     dwell_on,
                     dwell_off,
                 }
@@ -177,16 +183,16 @@ impl Arrival {
             Arrival::OnOff {
                 on,
                 left_us,
-                rate_on,
-                rate_off,
+                gaps_on,
+                gaps_off,
                 dwell_on,
                 dwell_off,
             } => {
                 let mut t = now_us;
                 loop {
-                    let rate = if *on { *rate_on } else { *rate_off };
-                    if rate > 0.0 {
-                        let gap = Exp::new(rate).expect("positive rate").sample(rng);
+                    let gaps = if *on { &*gaps_on } else { &*gaps_off };
+                    if let Some(gaps) = gaps {
+                        let gap = gaps.sample(rng);
                         if gap < *left_us {
                             *left_us -= gap;
                             return t + gap;
