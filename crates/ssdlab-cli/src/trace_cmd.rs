@@ -193,6 +193,13 @@ fn write_profile(o: &mut String, p: &Profile) -> Result<()> {
         "busy/idle (1 ms)   idle {:.1} % of windows; {} busy periods, mean {:.2} ms; mean idle {:.2} ms, longest {:.0} ms",
         bi.idle_pct, bi.busy_periods, bi.mean_busy_ms, bi.mean_idle_ms, bi.max_idle_ms
     )?;
+    let k = &b.coupling;
+    writeln!(
+        o,
+        "reads near writes  {} % within 1 ms, {} % within 10 ms after a write",
+        opt(k.read_within_1ms_of_write_pct, 2),
+        opt(k.read_within_10ms_of_write_pct, 2)
+    )?;
     for (name, q) in [("read", &p.read_popularity), ("write", &p.write_popularity)] {
         writeln!(
             o,
@@ -254,8 +261,9 @@ pub fn fit(a: FitArgs) -> Result<()> {
     let f = fit::fit(&s.profile, &opts).with_context(|| format!("fitting {}", a.file.display()))?;
     if let Some(out) = &a.out {
         let mut t = format!(
-            "# ssdlab trace fit {} (round {} of {}; seed {})\n# statistic: trace -> stand-in\n",
+            "# ssdlab trace fit {} ({} start, round {} of {}; seed {})\n# statistic: trace -> stand-in\n",
             a.file.display(),
+            f.popularity,
             f.round,
             a.rounds,
             a.seed
@@ -291,8 +299,8 @@ pub fn fit(a: FitArgs) -> Result<()> {
     }
     writeln!(
         e,
-        "statistic                                   trace    stand-in   (round {} of {})",
-        f.round, a.rounds
+        "statistic                                   trace    stand-in   ({} start, round {} of {})",
+        f.popularity, f.round, a.rounds
     )?;
     for r in &f.residuals {
         writeln!(

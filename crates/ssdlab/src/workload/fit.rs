@@ -74,6 +74,9 @@ pub struct Fit {
     pub arrivals: Vec<ArrivalChoice>,
     /// Target against stand-in (of the workload's length) for the fitted statistics.
     pub residuals: Vec<Residual>,
+    /// Popularity model of the start kept: `zipf` (exponents from their MLE) or `uniform`
+    /// (re-reads from temporal locality alone).
+    pub popularity: &'static str,
     /// Indirect-inference round kept (0: the direct estimates).
     pub round: usize,
 }
@@ -108,20 +111,32 @@ pub fn fit(target: &Profile, opts: &FitOptions) -> Result<Fit, FitError> {
             "the page statistics a fit needs were not computed: {why}"
         )));
     }
-    let (mut spec, arrivals) = direct(target, opts.seed);
-    let mut best = (f64::INFINITY, spec.clone(), 0, Profile::default());
-    for round in 0..=opts.rounds {
-        let got = profile(spec.generate().map_err(FitError::Stand)?).map_err(FitError::Stand)?;
-        let loss = loss(target, &got);
-        if loss < best.0 {
-            best = (loss, spec.clone(), round, got.clone());
+    let (direct, arrivals) = direct(target, opts.seed);
+    let mut best: Option<Candidate> = None;
+    for popularity in [Start::Zipf, Start::Uniform] {
+        let c = rounds(
+            target,
+            popularity.start(&direct, target),
+            popularity,
+            opts.rounds,
+        )?;
+        // Uniform reads replace the measured exponent by locality knobs: taken only when
+        // they fit the popularity and reuse statistics clearly better (half the error), as
+        // both can match a thin sample.
+        if best
+            .as_ref()
+            .is_none_or(|b| c.popularity_loss < UNIFORM_GAIN * b.popularity_loss)
+        {
+            best = Some(c);
         }
-        if round == opts.rounds {
-            break;
-        }
-        correct(&mut spec, target, &got);
     }
-    let (_, mut synth, round, got) = best;
+    let Candidate {
+        spec: mut synth,
+        round,
+        got,
+        popularity,
+        ..
+    } = best.expect("two starts");
     let residuals = residuals(target, &got);
     if let Some(n) = opts.requests {
         synth.requests = n;
@@ -131,9 +146,118 @@ pub fn fit(target: &Profile, opts: &FitOptions) -> Result<Fit, FitError> {
         spec: synth.to_string(),
         synth,
         arrivals,
+        popularity: popularity.name(),
         residuals,
         round,
     })
+}
+
+/// The loss the uniform start must reach, as a share of the Zipf start's, to be kept.
+const UNIFORM_GAIN: f64 = 0.5;
+
+/// Where the rounds start: how they model page popularity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    /// Each direction's Zipf exponent starts at its MLE and is corrected by it.
+    Zipf,
+    /// Reads uniform over their hot set (exponent held at 0), their re-reads from the
+    /// temporal-locality knobs alone; writes as `Zipf`. Thinly sampled traces whose few hot
+    /// pages are re-read back to back (a high MLE exponent, yet most pages read once) fit
+    /// this one better.
+    Uniform,
+}
+
+impl Start {
+    fn name(self) -> &'static str {
+        match self {
+            Start::Zipf => "zipf",
+            Start::Uniform => "uniform",
+        }
+    }
+
+    /// The start's spec: the direct estimates, or for `Uniform` a read exponent of 0 and a
+    /// read hot set sized so that uniform draws of the reads (the explicit re-reads and
+    /// reads after writes left out) touch as many distinct pages as the workload's did.
+    fn start(self, direct: &SynthSpec, t: &Profile) -> SynthSpec {
+        let mut s = direct.clone();
+        if self == Start::Uniform && s.read.zipf.is_some() {
+            let pop = &t.read_popularity;
+            let draws = pop.accesses as f64 * (1.0 - s.reread - s.raw);
+            let pages = occupancy_domain(pop.pages as f64, draws);
+            s.read.zipf = Some(0.0);
+            s.read.footprint_gib = Some(pages / PAGES_PER_GIB);
+            s.footprint_gib = s.footprint_gib.max(2.0 * pages / PAGES_PER_GIB);
+            round_spec(&mut s);
+        }
+        s
+    }
+}
+
+/// The number of equally likely pages `d` from which `draws` uniform draws touch `pages`
+/// distinct ones on average: `pages = d (1 − e^(−draws / d))`, solved by bisection (at least
+/// `pages`; at most [`MAX_DOMAIN`] × `pages`, where 95 % of the draws are already new pages,
+/// so a workload that rarely re-reads does not get an address range out of proportion).
+fn occupancy_domain(pages: f64, draws: f64) -> f64 {
+    let pages = pages.max(1.0);
+    if draws <= pages {
+        return MAX_DOMAIN * pages;
+    }
+    let touched = |d: f64| d * (1.0 - (-draws / d).exp());
+    let (mut lo, mut hi) = (pages, MAX_DOMAIN * pages);
+    if touched(hi) < pages {
+        return hi;
+    }
+    for _ in 0..100 {
+        let mid = (lo * hi).sqrt();
+        if touched(mid) < pages {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    hi
+}
+
+/// The largest hot set the uniform start gives a direction, in distinct pages seen.
+const MAX_DOMAIN: f64 = 10.0;
+
+/// The best round of one start.
+struct Candidate {
+    loss: f64,
+    /// The part of `loss` from popularity, reuse and page types.
+    popularity_loss: f64,
+    spec: SynthSpec,
+    round: usize,
+    got: Profile,
+    popularity: Start,
+}
+
+/// Indirect-inference rounds from `spec`, keeping the round of least loss.
+fn rounds(
+    target: &Profile,
+    mut spec: SynthSpec,
+    popularity: Start,
+    rounds: usize,
+) -> Result<Candidate, FitError> {
+    let mut best: Option<Candidate> = None;
+    for round in 0..=rounds {
+        let got = profile(spec.generate().map_err(FitError::Stand)?).map_err(FitError::Stand)?;
+        let loss = loss(target, &got);
+        if best.as_ref().is_none_or(|b| loss < b.loss) {
+            best = Some(Candidate {
+                loss,
+                popularity_loss: popularity_loss(target, &got),
+                spec: spec.clone(),
+                round,
+                got: got.clone(),
+                popularity,
+            });
+        }
+        if round < rounds {
+            correct(&mut spec, target, &got, popularity);
+        }
+    }
+    Ok(best.expect("round 0 runs"))
 }
 
 /// Pages in a GiB.
@@ -186,7 +310,9 @@ fn direct(t: &Profile, seed: u64) -> (SynthSpec, Vec<ArrivalChoice>) {
         if td.burst.requests == 0 {
             continue;
         }
-        let (proc_, choice) = choose_arrivals(td.burst, t.duration_s, td.name);
+        let rate_ms = td.burst.requests as f64 / (t.duration_s * 1e3);
+        let busy = batch_estimate(td.burst.per_busy_ms.unwrap_or(1.0), rate_ms);
+        let (proc_, batch, choice) = choose_arrivals(td.burst, t.duration_s, td.name, busy);
         choices.push(choice);
         let op = OpSpec {
             arrivals: Some(proc_),
@@ -194,7 +320,7 @@ fn direct(t: &Profile, seed: u64) -> (SynthSpec, Vec<ArrivalChoice>) {
             footprint_gib: Some(td.pop.pages.max(1) as f64 / PAGES_PER_GIB),
             sizes: Some(fold_sizes(td.sizes)),
             seq: Some(td.seq_pct / 100.0),
-            batch: Some(td.burst.per_busy_ms.unwrap_or(1.0).max(1.0)),
+            batch: Some(batch),
             batch_us: Some(td.burst.short_gap_us.unwrap_or(0.0)),
         };
         *if d == 0 {
@@ -228,8 +354,30 @@ fn direct(t: &Profile, seed: u64) -> (SynthSpec, Vec<ArrivalChoice>) {
     spec.dist_sigma = sigma(&u.reread_gap_requests)
         .or_else(|| sigma(&u.raw_gap_requests))
         .unwrap_or(1.0);
+    // Reads close behind writes beyond what chance gives (Poisson writes at the mean write
+    // rate put 1 − e^(−λ 1 ms) of the reads there) start as riders of the write batches.
+    let writes_per_ms = n as f64 * write_ratio / (t.duration_s * 1e3);
+    let chance = 1.0 - (-writes_per_ms).exp();
+    spec.cobatch = t
+        .burstiness
+        .coupling
+        .read_within_1ms_of_write_pct
+        .map_or(0.0, |p| {
+            ((p / 100.0 - chance) / (1.0 - chance).max(1e-9)).clamp(0.0, 0.95)
+        });
     round_spec(&mut spec);
     (spec, choices)
+}
+
+/// The mean batch of a direction from its requests per busy 1 ms window and its mean rate
+/// (per ms): batches arriving as a Poisson process at rate λ / m hit a window with chance
+/// 1 − e^(−λ / m), so busy windows hold λ / (1 − e^(−λ / m)) requests; solved for m (at least
+/// 1). A dense process fills most windows by chance, not by batching.
+fn batch_estimate(per_busy: f64, rate: f64) -> f64 {
+    if rate <= 0.0 || per_busy <= rate {
+        return per_busy.max(1.0);
+    }
+    (rate / -(1.0 - rate / per_busy).ln()).max(1.0)
 }
 
 /// Sizes of at least 0.5 % of the requests (the most common one always), each of the others
@@ -279,6 +427,7 @@ fn round_spec(spec: &mut SynthSpec) {
         &mut spec.raw,
         &mut spec.raw_dist,
         &mut spec.dist_sigma,
+        &mut spec.cobatch,
     ] {
         r(x);
     }
@@ -394,17 +543,27 @@ fn rms_log(pairs: &[(f64, f64)], model: impl Fn(f64) -> f64) -> f64 {
         .sqrt()
 }
 
-/// The arrival process of one direction: Poisson, b-model or ON/OFF, whichever matches the
-/// measured IDC best.
+/// The arrival process of one direction, with the mean batch it brings: Poisson or ON/OFF
+/// batches of geometric size with mean `batch`, or the b-model without batches (its cascade
+/// makes its own clusters at fine widths), whichever matches the measured IDC best. Batches
+/// multiply the IDC of the batch process by E[B²] / E[B] = 2 `batch` − 1 (at widths that hold
+/// a batch), so the batched candidates are fitted to the measured IDC divided by that, at the
+/// batch rate.
 fn choose_arrivals(
     class: &ClassBurstiness,
     duration_s: f64,
     dir: &'static str,
-) -> (Process, ArrivalChoice) {
-    let pairs = measured(class);
+    batch: f64,
+) -> (Process, f64, ArrivalChoice) {
+    let inflation = 2.0 * batch - 1.0;
+    let raw = measured(class);
+    let pairs: Vec<(f64, f64)> = raw
+        .iter()
+        .map(|(w, i)| (*w, (i / inflation).max(1e-9)))
+        .collect();
     let n = class.requests as f64;
     let span_ms = duration_s * 1e3;
-    let rate = n / span_ms;
+    let rate = n / batch / span_ms;
     let mut cands: Vec<(Process, f64)> = vec![(Process::Poisson, rms_log(&pairs, |_| 1.0))];
     if let Some(b) = class.bmodel_b.filter(|b| *b > 0.5) {
         let b = b.min(0.99);
@@ -413,7 +572,7 @@ fn choose_arrivals(
                 b,
                 span_s: Some(duration_s),
             },
-            rms_log(&pairs, |w| bmodel_idc(b, n, span_ms, w)),
+            rms_log(&raw, |w| bmodel_idc(b, n, span_ms, w)),
         ));
     }
     if let Some(on) = fit_onoff(&pairs, class.empty_1ms_pct, rate, span_ms) {
@@ -432,7 +591,12 @@ fn choose_arrivals(
             .map(|(p, e)| (p.name().to_string(), *e))
             .collect(),
     };
-    (best, choice)
+    let batch = if matches!(best, Process::BModel { .. }) {
+        1.0
+    } else {
+        batch
+    };
+    (best, batch, choice)
 }
 
 /// Grid search of the ON/OFF parameters on the IDC curve and the empty 1 ms windows.
@@ -486,15 +650,39 @@ fn loss(t: &Profile, g: &Profile) -> f64 {
     residuals(t, g)
         .iter()
         .filter(|r| !r.statistic.contains(".idc_") && !r.statistic.contains("empty_"))
-        .map(|r| {
-            let scale = r.target.abs().max(if r.statistic.ends_with("pct") {
-                1.0
-            } else {
-                0.05
-            });
-            ((r.fitted - r.target) / scale).powi(2)
-        })
+        .map(|r| error(&r.statistic, r.target, r.fitted))
         .sum()
+}
+
+/// The error of the statistics the popularity model decides.
+fn popularity_loss(t: &Profile, g: &Profile) -> f64 {
+    residuals(t, g)
+        .iter()
+        .filter(|r| {
+            [
+                "read_popularity",
+                "write_popularity",
+                "reuse.",
+                "page_types.",
+            ]
+            .iter()
+            .any(|p| r.statistic.starts_with(p))
+        })
+        .map(|r| error(&r.statistic, r.target, r.fitted))
+        .sum()
+}
+
+/// The error of one statistic: shares (%) and exponents by their difference relative to the
+/// target (at least 1 point, 0.05), positive scales (pages, gaps, batch sizes, durations) by
+/// their log ratio, so a factor of two counts the same for 1 µs as for 100 µs.
+fn error(statistic: &str, target: f64, fitted: f64) -> f64 {
+    if statistic.ends_with("pct") {
+        ((fitted - target) / target.abs().max(1.0)).powi(2)
+    } else if statistic.ends_with("zipf") || statistic.ends_with("bmodel_b") {
+        ((fitted - target) / target.abs().max(0.05)).powi(2)
+    } else {
+        ((fitted.max(1e-3) / target.max(1e-3)).ln()).powi(2)
+    }
 }
 
 fn residuals(t: &Profile, g: &Profile) -> Vec<Residual> {
@@ -535,6 +723,23 @@ fn residuals(t: &Profile, g: &Profile) -> Vec<Residual> {
         t.page_types.mixed_pct,
         g.page_types.mixed_pct,
     );
+    let (tc, gc) = (&t.burstiness.coupling, &g.burstiness.coupling);
+    for (stat, x, y) in [
+        (
+            "read_within_1ms_of_write_pct",
+            tc.read_within_1ms_of_write_pct,
+            gc.read_within_1ms_of_write_pct,
+        ),
+        (
+            "read_within_10ms_of_write_pct",
+            tc.read_within_10ms_of_write_pct,
+            gc.read_within_10ms_of_write_pct,
+        ),
+    ] {
+        if let Some(x) = x {
+            add(&format!("burstiness.coupling.{stat}"), x, y.unwrap_or(0.0));
+        }
+    }
     for (a, b) in td.iter().zip(&gd) {
         add(
             &format!("sequentiality.{}_pct", a.name),
@@ -567,7 +772,7 @@ fn residuals(t: &Profile, g: &Profile) -> Vec<Residual> {
 }
 
 /// One round of corrections: each parameter moves by its statistic's gap.
-fn correct(spec: &mut SynthSpec, t: &Profile, g: &Profile) {
+fn correct(spec: &mut SynthSpec, t: &Profile, g: &Profile, popularity: Start) {
     if g.requests > 0 && g.write_pct > 0.0 && t.write_pct > 0.0 {
         spec.write_ratio =
             (spec.write_ratio + (t.write_pct - g.write_pct) / 100.0).clamp(0.001, 0.999);
@@ -582,12 +787,16 @@ fn correct(spec: &mut SynthSpec, t: &Profile, g: &Profile) {
         .zip(dirs(g))
     {
         let (tp, gp, tb, gb) = (td.pop, gd.pop, td.burst, gd.burst);
-        if let (Some(z), Some(a), Some(b)) = (op.zipf.as_mut(), tp.zipf, gp.zipf) {
+        let held = popularity == Start::Uniform && td.name == "read";
+        if let (false, Some(z), Some(a), Some(b)) = (held, op.zipf.as_mut(), tp.zipf, gp.zipf) {
             *z = (*z + (a - b)).clamp(0.0, 4.0);
         }
         if let Some(f) = op.footprint_gib.as_mut() {
             if gp.pages > 0 && tp.pages > 0 {
-                let pages = (*f * PAGES_PER_GIB * tp.pages as f64 / gp.pages as f64).max(1.0);
+                // Distinct pages per access, so a stand-in with fewer requests of this
+                // direction than the target does not inflate the hot set.
+                let per = |p: &Popularity| p.pages as f64 / p.accesses.max(1) as f64;
+                let pages = (*f * PAGES_PER_GIB * per(tp) / per(gp)).max(1.0);
                 *f = pages / PAGES_PER_GIB;
             }
         }
@@ -615,6 +824,12 @@ fn correct(spec: &mut SynthSpec, t: &Profile, g: &Profile) {
         (spec.reread + (t.reuse.reread_pct - g.reuse.reread_pct) / 100.0).clamp(0.0, 0.95);
     spec.raw = (spec.raw + (t.reuse.read_after_write_pct - g.reuse.read_after_write_pct) / 100.0)
         .clamp(0.0, 0.99 - spec.reread);
+    if let (Some(x), Some(y)) = (
+        t.burstiness.coupling.read_within_1ms_of_write_pct,
+        g.burstiness.coupling.read_within_1ms_of_write_pct,
+    ) {
+        spec.cobatch = (spec.cobatch + (x - y) / 100.0).clamp(0.0, 0.99);
+    }
     if g.page_types.mixed_pct > 0.0 {
         spec.rw_mix =
             (spec.rw_mix * t.page_types.mixed_pct / g.page_types.mixed_pct).clamp(0.0, 1.0);
@@ -633,6 +848,23 @@ mod tests {
         let (idc, p0) = mmpp(2.0, 0.3, 0.3, 1.0, 1.0);
         assert!((idc - 1.0).abs() < 1e-9);
         assert!((p0 - (-2.0f64).exp()).abs() < 1e-9);
+    }
+
+    #[test]
+    fn occupancy_domain_inverts_the_expected_distinct_count() {
+        // 1,000 draws from 2,000 pages touch 2000 (1 − e^−0.5) = 786.9 on average.
+        let d = occupancy_domain(2000.0 * (1.0 - (-0.5f64).exp()), 1000.0);
+        assert!((d - 2000.0).abs() < 0.01, "{d}");
+        assert_eq!(occupancy_domain(10.0, 10.0), 100.0);
+    }
+
+    #[test]
+    fn batch_estimate_removes_chance_coincidences() {
+        // Poisson at 1.75 per ms: busy windows hold 1.75 / (1 − e^−1.75) = 2.11 by chance.
+        let busy = 1.75 / (1.0 - (-1.75f64).exp());
+        assert!((batch_estimate(busy, 1.75) - 1.0).abs() < 1e-9);
+        // Sparse batches of 5: nearly every busy window is one batch.
+        assert!((batch_estimate(5.0, 0.001) - 5.0).abs() < 0.01);
     }
 
     #[test]

@@ -106,8 +106,38 @@ fn rereads_reads_after_writes_and_batches_converge() {
 }
 
 #[test]
+fn cobatched_reads_sit_behind_writes_and_the_fit_finds_them() {
+    let base = "requests=40000,write_ratio=0.3,iat_us=500,footprint_gib=1,read_arrivals=exp,write_arrivals=onoff,write_on_ms=2,write_off_ms=200,write_on_share=0.9,write_batch=4,write_batch_us=5,seed=4";
+    let apart = measure(base);
+    let together = measure(&format!("{base},cobatch=0.4"));
+    let near = |p: &Profile| p.burstiness.coupling.read_within_1ms_of_write_pct.unwrap();
+    // Independent processes: reads near writes only by chance (writes are ~1 % of the time).
+    assert!(near(&apart) < 5.0, "{}", near(&apart));
+    // 40 % of the reads ride in write batches; within a batch about half of them follow a
+    // write of the batch.
+    assert!(near(&together) > 15.0, "{}", near(&together));
+    assert!(
+        (together.write_pct - 30.0).abs() < 2.0,
+        "{}",
+        together.write_pct
+    );
+    let f = fit(&together, &FitOptions::default()).unwrap();
+    let fitted = profile(f.synth.generate().unwrap()).unwrap();
+    assert!(f.synth.cobatch > 0.2, "{}", f.spec);
+    assert!(
+        (near(&fitted) - near(&together)).abs() < 5.0,
+        "{}",
+        near(&fitted)
+    );
+    let e = "write_ratio=0,cobatch=0.5"
+        .parse::<SynthSpec>()
+        .and_then(|s| s.validate());
+    assert!(e.unwrap_err().contains("cobatch"));
+}
+
+#[test]
 fn specs_print_and_parse_back() {
-    let s = "requests=1234,write_ratio=0.25,size_kib=4:0.5|8:0.5,iat_us=75,arrivals=const,batch=2,footprint_gib=2,zipf=0.7,read_arrivals=bmodel,read_b=0.7,read_span_s=3,read_zipf=1.1,read_footprint_gib=0.5,write_arrivals=onoff,write_on_ms=1,write_off_ms=9,write_on_share=0.8,write_batch=3,write_batch_us=5,write_size_kib=16,write_seq=0.2,reread=0.2,reread_dist=7,raw=0.05,seed=9";
+    let s = "requests=1234,write_ratio=0.25,size_kib=4:0.5|8:0.5,iat_us=75,arrivals=const,batch=2,footprint_gib=2,zipf=0.7,read_arrivals=bmodel,read_b=0.7,read_span_s=3,read_zipf=1.1,read_footprint_gib=0.5,write_arrivals=onoff,write_on_ms=1,write_off_ms=9,write_on_share=0.8,write_batch=3,write_batch_us=5,write_size_kib=16,write_seq=0.2,reread=0.2,reread_dist=7,raw=0.05,cobatch=0.3,seed=9";
     let spec: SynthSpec = s.parse().unwrap();
     let again: SynthSpec = spec.to_string().parse().unwrap();
     assert_eq!(spec, again);
@@ -128,10 +158,11 @@ fn fit_recovers_the_spec_it_was_generated_from() {
         "bursty reads fitted as Poisson: {}",
         f.spec
     );
-    assert!((s.reread - 0.25).abs() < 0.08, "reread {}", s.reread);
     // Writes sample their hot set densely, so their exponent is identifiable; reads sample
-    // theirs thinly, where a flatter law over fewer pages gives the same statistics, so the
-    // fit is checked on what it matches (the measured exponent and distinct pages).
+    // theirs thinly, where a flatter law over fewer pages, or a uniform one with more
+    // temporal re-reads (the fit's `uniform` start), gives the same statistics, so the reads
+    // are checked on what the fit matches: re-reads, distinct pages, and the exponent the
+    // stand-in shows when the Zipf start is kept.
     let zw = s.write.zipf.unwrap();
     assert!((zw - 0.6).abs() < 0.1, "write zipf {zw}");
     // The stand-in's statistics are close to the target's.
@@ -139,7 +170,9 @@ fn fit_recovers_the_spec_it_was_generated_from() {
     assert!((fitted.reuse.reread_pct - target.reuse.reread_pct).abs() < 3.0);
     assert!((fitted.write_pct - target.write_pct).abs() < 2.0);
     let (a, b) = (&target.read_popularity, &fitted.read_popularity);
-    assert!((a.zipf.unwrap() - b.zipf.unwrap()).abs() < 0.05);
+    if f.popularity == "zipf" {
+        assert!((a.zipf.unwrap() - b.zipf.unwrap()).abs() < 0.05);
+    }
     assert!((a.pages as f64 / b.pages as f64 - 1.0).abs() < 0.05);
     let rb = s.read.arrivals.map(|p| p.name());
     if let Some(ssdlab::workload::synth::Process::BModel { b, .. }) = s.read.arrivals {

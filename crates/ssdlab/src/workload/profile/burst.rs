@@ -234,6 +234,57 @@ fn dyadic_estimates(n: u64, levels: &[(f64, WindowSums)]) -> (Option<f64>, Optio
     (b, h)
 }
 
+/// Windows of [`Coupling`]: how long after a write a read still counts as near it, ms.
+pub const NEAR_WRITE_MS: [f64; 2] = [1.0, 10.0];
+
+/// How reads sit in time against writes: the share of reads whose latest earlier write (in
+/// arrival order; the same instant counts) arrived at most 1 ms / 10 ms before them. A read
+/// that close behind a write may find its die programming; independent read and write
+/// processes put few reads there, bursts that carry both put many.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Coupling {
+    /// Reads at most 1 ms after a write, % of reads (`null`: no reads or no writes).
+    pub read_within_1ms_of_write_pct: Option<f64>,
+    /// Reads at most 10 ms after a write, % of reads.
+    pub read_within_10ms_of_write_pct: Option<f64>,
+}
+
+/// Running [`Coupling`] accounting.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CouplingCounter {
+    last_write_ns: Option<u64>,
+    reads: u64,
+    writes: u64,
+    near: [u64; 2],
+}
+
+impl CouplingCounter {
+    pub(crate) fn add(&mut self, t_ns: u64, write: bool) {
+        if write {
+            self.writes += 1;
+            self.last_write_ns = Some(t_ns);
+            return;
+        }
+        self.reads += 1;
+        if let Some(w) = self.last_write_ns {
+            let gap = t_ns.saturating_sub(w) as f64;
+            for (n, ms) in self.near.iter_mut().zip(NEAR_WRITE_MS) {
+                *n += u64::from(gap <= ms * 1e6);
+            }
+        }
+    }
+
+    pub(crate) fn finish(&self) -> Coupling {
+        let share = |n: u64| {
+            (self.reads > 0 && self.writes > 0).then(|| 100.0 * n as f64 / self.reads as f64)
+        };
+        Coupling {
+            read_within_1ms_of_write_pct: share(self.near[0]),
+            read_within_10ms_of_write_pct: share(self.near[1]),
+        }
+    }
+}
+
 /// Busy and idle periods of the arrival stream at 1 ms: a busy period is a run of 1 ms windows
 /// each with at least one arrival; an idle period a run of empty ones.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
@@ -353,6 +404,28 @@ mod tests {
         assert!((b.mean_busy_ms - 4.0 / 3.0).abs() < 1e-12);
         assert!((b.mean_idle_ms - 3.5).abs() < 1e-12);
         assert_eq!(b.max_idle_ms, 4.0);
+    }
+
+    #[test]
+    fn reads_near_writes_of_a_hand_built_stream() {
+        let mut c = CouplingCounter::default();
+        // r at 0 (no write yet), w at 1 ms, r at 1.5 ms (0.5 ms after), r at 2 ms (1 ms: near),
+        // r at 8 ms (7 ms), w at 20 ms, r at 40 ms (20 ms).
+        for (ms, w) in [
+            (0.0, false),
+            (1.0, true),
+            (1.5, false),
+            (2.0, false),
+            (8.0, false),
+            (20.0, true),
+            (40.0, false),
+        ] {
+            c.add((ms * 1e6) as u64, w);
+        }
+        let k = c.finish();
+        assert_eq!(k.read_within_1ms_of_write_pct, Some(40.0));
+        assert_eq!(k.read_within_10ms_of_write_pct, Some(60.0));
+        assert_eq!(CouplingCounter::default().finish(), Coupling::default());
     }
 
     #[test]

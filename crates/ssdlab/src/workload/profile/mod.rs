@@ -7,11 +7,11 @@
 mod burst;
 mod reuse;
 
-pub use burst::{BusyIdle, ClassBurstiness, IDC_SCALES_MS, MIN_WINDOWS};
+pub use burst::{BusyIdle, ClassBurstiness, Coupling, IDC_SCALES_MS, MIN_WINDOWS, NEAR_WRITE_MS};
 pub use reuse::{harmonic, zipf_mle, TooLarge, MAX_PAGES, MAX_PAGE_ACCESSES};
 
 use super::{IoOp, Request};
-use burst::{BusyIdleCounter, ClassWindows};
+use burst::{BusyIdleCounter, ClassWindows, CouplingCounter};
 use hdrhistogram::Histogram;
 use reuse::Reuse as ReuseCounter;
 use serde::Serialize;
@@ -30,6 +30,8 @@ pub struct Burstiness {
     pub write: ClassBurstiness,
     /// Busy and idle periods of all arrivals at 1 ms.
     pub busy_idle: BusyIdle,
+    /// Reads close behind writes.
+    pub coupling: Coupling,
 }
 
 /// Popularity of one direction's pages.
@@ -175,6 +177,7 @@ pub struct Profiler {
     /// Requests: all, reads, writes.
     counts: [u64; 3],
     busy: BusyIdleCounter,
+    coupling: CouplingCounter,
     /// Page-level accounting; emptied past its caps, `skipped` saying why.
     reuse: ReuseCounter,
     skipped: Option<String>,
@@ -202,6 +205,7 @@ impl Profiler {
         self.counts[0] += 1;
         self.counts[1 + op] += 1;
         self.busy.add(r.time_ns);
+        self.coupling.add(r.time_ns, op == 1);
         let first = r.offset_bytes / 4096;
         let end_bytes = r.offset_bytes.saturating_add(r.size_bytes);
         let end = end_bytes.div_ceil(4096).max(first + 1);
@@ -268,6 +272,7 @@ impl Profiler {
                 read,
                 write,
                 busy_idle: self.busy.finish(),
+                coupling: self.coupling.finish(),
             },
             reuse: Reuse {
                 reread_pct: pct(reuse.rereads, reads),

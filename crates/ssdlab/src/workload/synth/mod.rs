@@ -85,6 +85,10 @@ pub struct SynthSpec {
     pub batch: f64,
     /// Mean gap between the requests of one batch, µs (exponential; 0 = all at once).
     pub batch_us: f64,
+    /// Share of reads that arrive inside the batches of the write process instead of the
+    /// read process (0 = none): reads and writes issued together, as a file system or a
+    /// database mixes them within a burst. Setting it splits the stream.
+    pub cobatch: f64,
     /// Address range touched, GiB.
     pub footprint_gib: f64,
     /// Zipf exponent over 4 KiB pages of the footprint (0 = uniform).
@@ -137,6 +141,7 @@ impl Default for SynthSpec {
             burst: None,
             batch: 1.0,
             batch_us: 0.0,
+            cobatch: 0.0,
             footprint_gib: 1.0,
             zipf: 0.0,
             seq: 0.0,
@@ -165,9 +170,10 @@ const SEED_WRITES: u64 = 0x7772_6974_6500_0000;
 impl SynthSpec {
     /// Whether reads and writes arrive as two processes (a direction has its own arrivals).
     pub fn split(&self) -> bool {
-        [&self.read, &self.write]
-            .iter()
-            .any(|o| o.arrivals.is_some() || o.batch.is_some() || o.batch_us.is_some())
+        self.cobatch > 0.0
+            || [&self.read, &self.write]
+                .iter()
+                .any(|o| o.arrivals.is_some() || o.batch.is_some() || o.batch_us.is_some())
     }
 
     /// The process of all requests (without a split).
@@ -218,9 +224,16 @@ impl SynthSpec {
                     Side::new(p, gap / share, total_us, batch, batch_us, self.seed ^ seed)
                 })
             };
+            // Co-batched reads move from the read process to the write process's batches.
+            let (w, c) = (self.write_ratio, self.cobatch);
+            let riders = c * (1.0 - w);
+            let mut writes = side(&self.write, w + riders, SEED_WRITES);
+            if let Some(s) = writes.as_mut().filter(|_| riders > 0.0) {
+                s.reads = riders / (w + riders);
+            }
             Clock::Split(Box::new([
-                side(&self.read, 1.0 - self.write_ratio, SEED_READS),
-                side(&self.write, self.write_ratio, SEED_WRITES),
+                side(&self.read, (1.0 - w) * (1.0 - c), SEED_READS),
+                writes,
             ]))
         } else if self.burst.is_some() || self.batch > 1.0 || self.batch_us > 0.0 {
             Clock::Burst(Box::new(Side::new(
@@ -295,6 +308,8 @@ struct Side {
     more: f64,
     /// Gaps within a batch (`None`: all at once).
     spacing: Option<Exp<f64>>,
+    /// Probability that a request of this process is a read riding in a write batch.
+    reads: f64,
 }
 
 impl Side {
@@ -308,6 +323,7 @@ impl Side {
             process_us: 0.0,
             more: 1.0 - 1.0 / batch,
             spacing: (batch_us > 0.0).then(|| Exp::new(1.0 / batch_us).expect("validated gap")),
+            reads: 0.0,
         }
     }
 
@@ -499,12 +515,11 @@ impl Iterator for Synth {
                     (Some(_), _) => 0,
                     _ => 1,
                 };
-                let t = sides[op]
-                    .as_mut()
-                    .map(Side::take)
-                    .expect("a direction with requests");
+                let side = sides[op].as_mut().expect("a direction with requests");
+                let t = side.take();
                 self.now_us = t - *self.t0_us.get_or_insert(t);
-                Some(op)
+                let rider = side.reads > 0.0 && side.rng.random_bool(side.reads);
+                Some(if rider { 0 } else { op })
             }
         };
         self.emitted += 1;
