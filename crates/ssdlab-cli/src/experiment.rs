@@ -1,5 +1,6 @@
 //! `ssdlab experiment …` and `ssdlab run-spec`.
 
+use crate::output::write_whole;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use ssdlab::experiment::{self, ExperimentSpec, PointOutcome};
@@ -157,11 +158,10 @@ fn write_report(dir: &Path) -> Result<()> {
     let figdir = dir.join("figures");
     std::fs::create_dir_all(&figdir).with_context(|| format!("creating {}", figdir.display()))?;
     for f in &r.figures {
-        let path = figdir.join(format!("{}.svg", f.id));
-        std::fs::write(&path, &f.svg).with_context(|| format!("writing {}", path.display()))?;
+        write_whole(&figdir.join(format!("{}.svg", f.id)), f.svg.as_bytes())?;
     }
-    std::fs::write(dir.join("REPORT.md"), &r.markdown).context("writing REPORT.md")?;
-    std::fs::write(dir.join("report.html"), &r.html).context("writing report.html")?;
+    write_whole(&dir.join("REPORT.md"), r.markdown.as_bytes())?;
+    write_whole(&dir.join("report.html"), r.html.as_bytes())?;
     eprintln!(
         "wrote {0}/REPORT.md, {0}/report.html and {1} figures ({2} points without results)",
         dir.display(),

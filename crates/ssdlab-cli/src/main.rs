@@ -20,6 +20,7 @@ macro_rules! outln {
 mod args;
 mod compare;
 mod experiment;
+mod output;
 mod requests_out;
 mod summary_csv;
 mod table;
@@ -160,10 +161,22 @@ fn trace_options(a: &TraceArgs) -> Result<TraceOptions> {
 
 fn run(a: RunArgs) -> Result<()> {
     let cfg = build_config(&a.config)?;
+    let mut inputs: Vec<(&str, &std::path::Path)> = Vec::new();
+    inputs.extend(a.trace.as_deref().map(|p| ("--trace", p)));
+    inputs.extend(a.config.config.as_deref().map(|p| ("--config", p)));
+    let outputs: Vec<(&str, &std::path::Path)> = [
+        ("--json", a.json.as_deref()),
+        ("--requests-out", a.requests_out.as_deref()),
+        ("--summary-csv", a.summary_csv.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(o, p)| p.map(|p| (o, p)))
+    .collect();
+    output::check_distinct(&inputs, &outputs)?;
     // Fail on an unwritable output before simulating, not after.
-    let json_out = a.json.as_deref().map(OutputFile::open).transpose()?;
+    let json_out = a.json.as_deref().map(output::Output::create).transpose()?;
     if let Some(path) = &a.summary_csv {
-        OutputFile::open(path)?;
+        summary_csv::check(path)?;
     }
     let mut requests_out = a
         .requests_out
@@ -278,8 +291,11 @@ fn run(a: RunArgs) -> Result<()> {
     if !a.quiet {
         out!("{}", table::render(&summary, &cfg));
     }
-    if let Some(out) = json_out {
-        out.write(&(serde_json::to_string_pretty(&summary)? + "\n"))?;
+    if let Some(mut out) = json_out {
+        let text = serde_json::to_string_pretty(&summary)? + "\n";
+        out.write_all(text.as_bytes())
+            .with_context(|| format!("writing {}", out.path().display()))?;
+        out.commit()?;
     }
     if let Some(path) = &a.summary_csv {
         let extra = [("source", source.clone()), ("seed", a.seed.to_string())];
@@ -332,48 +348,23 @@ impl Total {
     }
 }
 
-/// An output file checked writable before the run: opened at once (created if missing,
-/// left as it is otherwise) and written at the end.
-struct OutputFile {
-    path: std::path::PathBuf,
-    file: std::fs::File,
-}
-
-impl OutputFile {
-    fn open(path: &std::path::Path) -> Result<Self> {
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(OutputFile {
-            path: path.to_path_buf(),
-            file,
-        })
-    }
-
-    fn write(mut self, text: &str) -> Result<()> {
-        use std::io::Write as _;
-        self.file
-            .set_len(0)
-            .and_then(|()| self.file.write_all(text.as_bytes()))
-            .with_context(|| format!("writing {}", self.path.display()))
-    }
-}
-
 fn synth(a: SynthArgs) -> Result<()> {
     let spec = a.spec().map_err(anyhow::Error::msg)?;
     let gen = spec.generate().map_err(anyhow::Error::msg)?;
-    let file =
-        std::fs::File::create(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
-    let mut out = std::io::BufWriter::new(file);
+    let mut out = std::io::BufWriter::new(output::Output::create(&a.out)?);
+    let what = || format!("writing {}", a.out.display());
     let (n, format) = if spec.dedup > 0.0 {
-        (gen.write_fiu(&mut out)?, "FIU IODedup")
+        (gen.write_fiu(&mut out).with_context(what)?, "FIU IODedup")
     } else {
-        (gen.write_msr_csv(&mut out)?, "MSR Cambridge CSV")
+        (
+            gen.write_msr_csv(&mut out).with_context(what)?,
+            "MSR Cambridge CSV",
+        )
     };
-    out.flush()?;
+    out.into_inner()
+        .map_err(|e| e.into_error())
+        .with_context(what)?
+        .commit()?;
     eprintln!("wrote {n} requests to {} ({format})", a.out.display());
     Ok(())
 }

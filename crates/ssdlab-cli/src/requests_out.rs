@@ -1,17 +1,17 @@
 //! `run --requests-out FILE`: one CSV row per completed request, streamed (gzip when the name
-//! ends in `.gz`).
+//! ends in `.gz`) to a temporary file that replaces FILE only when the run completes.
 
+use crate::output::Output;
 use anyhow::{Context, Result};
 use flate2::write::GzEncoder;
 use ssdlab::metrics::RequestRecord;
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// The file, plain or gzip.
 enum Sink {
-    Plain(BufWriter<File>),
-    Gzip(GzEncoder<BufWriter<File>>),
+    Plain(BufWriter<Output>),
+    Gzip(GzEncoder<BufWriter<Output>>),
 }
 
 impl Write for Sink {
@@ -38,11 +38,10 @@ pub struct RequestsOut {
 }
 
 impl RequestsOut {
-    /// Creates (truncates) `path`; before the run, so an unwritable path fails at once.
+    /// Opens `path`'s temporary file before the run, so an unwritable path fails at once and
+    /// an existing file stays as it is until the run completes.
     pub fn create(path: &Path) -> Result<Self> {
-        let file =
-            File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
-        let file = BufWriter::with_capacity(1 << 16, file);
+        let file = BufWriter::with_capacity(1 << 16, Output::create(path)?);
         let sink = if path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
@@ -77,11 +76,14 @@ impl RequestsOut {
             .into_inner()
             .map_err(|e| e.into_error())
             .with_context(what)?;
-        match sink {
-            Sink::Plain(mut w) => w.flush(),
-            Sink::Gzip(w) => w.finish().and_then(|mut f| f.flush()),
-        }
-        .with_context(what)?;
+        let file = match sink {
+            Sink::Plain(w) => w,
+            Sink::Gzip(w) => w.finish().with_context(what)?,
+        };
+        file.into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(what)?
+            .commit()?;
         Ok(self.rows)
     }
 }

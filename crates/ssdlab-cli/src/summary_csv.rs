@@ -1,5 +1,8 @@
 //! `ssdlab run --summary-csv FILE`: one flat row per run, appended, so sweeps load into any tool.
+//! An append is whole or nothing: the file with its new row is written beside it and renamed
+//! onto it, so a failed or killed run leaves the rows that were there and no partial one.
 
+use crate::output::Output;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 use std::path::Path;
@@ -39,10 +42,24 @@ fn walk(v: &Value, key: String, out: &mut Vec<(String, String)>) {
     }
 }
 
+/// Checks before a run that `path` can take a row: missing or a regular file (a device or a
+/// pipe would be read without bound for its header and cannot be replaced whole), in a
+/// directory that can be written.
+pub fn check(path: &Path) -> Result<()> {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        bail!(
+            "--summary-csv {}: not a regular file (rows are appended to a CSV file, which is replaced whole)",
+            path.display()
+        );
+    }
+    Output::create(path).map(drop)
+}
+
 /// Appends `summary` as one row to `path`: a new or empty file gets the header first; an
 /// existing header must name every column of this run (a run with other sections, e.g. a
 /// scheme's, goes to another file) and its columns this run lacks stay empty.
 pub fn append(path: &Path, summary: &Value, extra: &[(&str, String)]) -> Result<()> {
+    check(path)?;
     let mut row: Vec<(String, String)> = extra
         .iter()
         .map(|(k, v)| (k.to_string(), v.clone()))
@@ -58,12 +75,11 @@ pub fn append(path: &Path, summary: &Value, extra: &[(&str, String)]) -> Result<
             .collect(),
         Err(_) => Vec::new(),
     };
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    let mut w = csv::Writer::from_writer(file);
+    let mut out = Output::create(path)?;
+    if let Ok(mut old) = std::fs::File::open(path) {
+        std::io::copy(&mut old, &mut out).with_context(|| format!("copying {}", path.display()))?;
+    }
+    let mut w = csv::Writer::from_writer(out);
     let columns: Vec<String> = if header.is_empty() {
         let cols: Vec<String> = row.iter().map(|(k, _)| k.clone()).collect();
         w.write_record(&cols)?;
@@ -93,9 +109,10 @@ pub fn append(path: &Path, summary: &Value, extra: &[(&str, String)]) -> Result<
         })
         .collect();
     w.write_record(&record)?;
-    w.flush()
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    w.into_inner()
+        .map_err(|e| e.into_error())
+        .with_context(|| format!("writing {}", path.display()))?
+        .commit()
 }
 
 #[cfg(test)]

@@ -252,6 +252,9 @@ fn write_profile(o: &mut String, p: &Profile) -> Result<()> {
 }
 
 pub fn fit(a: FitArgs) -> Result<()> {
+    if let Some(out) = &a.out {
+        crate::output::check_distinct(&[("TRACE", &a.file)], &[("--out", out)])?;
+    }
     let s = summary(Some(&a.file), None, &a.trace)?;
     let opts = FitOptions {
         requests: a.requests,
@@ -272,9 +275,7 @@ pub fn fit(a: FitArgs) -> Result<()> {
             writeln!(t, "#   {}: {:.4} -> {:.4}", r.statistic, r.target, r.fitted)?;
         }
         writeln!(t, "synth = {}", toml::Value::String(f.spec.clone()))?;
-        let tmp = out.with_extension("toml.tmp");
-        std::fs::write(&tmp, t).with_context(|| format!("writing {}", tmp.display()))?;
-        std::fs::rename(&tmp, out).with_context(|| format!("writing {}", out.display()))?;
+        crate::output::write_whole(out, t.as_bytes())?;
     }
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&f)?);

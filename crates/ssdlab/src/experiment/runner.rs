@@ -30,8 +30,13 @@ pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), ExperimentErro
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = path.with_extension(format!("json.{}-{n}.tmp", std::process::id()));
-    std::fs::write(&tmp, text).map_err(io_err(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(io_err(path))
+    let done = std::fs::write(&tmp, text)
+        .map_err(io_err(path))
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(io_err(path)));
+    if done.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    done
 }
 
 /// Hashes of points, fingerprinting each distinct workload once; a point whose config or

@@ -225,6 +225,23 @@ impl ExperimentSpec {
                 return Err(format!("grid key `{k}` has no values"));
             }
         }
+        let count = self
+            .grid
+            .values()
+            .fold(self.workloads.len() as u128, |n, v| n * v.len() as u128)
+            .saturating_mul(self.variants.len() as u128);
+        if count > MAX_POINTS as u128 {
+            return Err(format!(
+                "{count} points ({} workloads x {} grid values x {} variants): more than the {MAX_POINTS} an experiment may have; split it into several experiments",
+                self.workloads.len(),
+                self.grid
+                    .values()
+                    .map(|v| v.len().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" x "),
+                self.variants.len()
+            ));
+        }
         let labels: Vec<String> = self.combos().iter().map(grid_label).collect();
         for w in &self.workloads {
             if let Some(bad) = w.grid_set.keys().find(|k| !labels.contains(k)) {
@@ -235,7 +252,35 @@ impl ExperimentSpec {
                 ));
             }
         }
+        let combos = self.combos();
+        let mut ids: BTreeMap<String, String> = BTreeMap::new();
+        for w in &self.workloads {
+            for combo in &combos {
+                for v in &self.variants {
+                    let id = point_id(&w.name, combo, &v.name);
+                    let what = format!("workload `{}`, variant `{}`", w.name, v.name);
+                    if let Some(other) = ids.insert(id.clone(), what.clone()) {
+                        if other != what {
+                            return Err(format!(
+                                "{other} and {what} map to the same result file `results/{id}.json` (names are reduced to letters, digits, `-` and `.`); rename one"
+                            ));
+                        }
+                    }
+                }
+            }
+        }
         for f in &self.figures {
+            let plain = !f.id.is_empty()
+                && !f.id.starts_with('.')
+                && f.id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+            if !plain {
+                return Err(format!(
+                    "figure id `{}`: must be a plain file name (letters, digits, `-`, `_`, `.`; not starting with `.`), as the figure is written to the experiment's report directory under it",
+                    f.id
+                ));
+            }
             if (f.normalize || f.reduction) && self.baseline.is_none() && f.baseline.is_none() {
                 return Err(format!(
                     "figure `{}` is compared with a baseline but neither it nor the experiment has a `baseline`",
@@ -326,6 +371,10 @@ impl ExperimentSpec {
         points
     }
 }
+
+/// Most points an experiment may have (workloads × grid combinations × variants): each is a
+/// full run with a result file, and the plan is held in memory.
+pub const MAX_POINTS: u64 = 100_000;
 
 /// A grid point as reports and `grid_set` name it: `key=value` pairs (the key's last dotted
 /// part, strings unquoted) joined by spaces.
@@ -429,6 +478,40 @@ set = ["sched.policy=rps"]
                 device: None
             }
         );
+    }
+
+    #[test]
+    fn figure_ids_must_be_plain_file_names() {
+        for id in ["../../ESCAPED", "/tmp/abs", "a/b", "", ".hidden"] {
+            let bad = format!(
+                "{SPEC}\n[[figure]]\nid = \"{id}\"\ntitle = \"t\"\nkind = \"bars\"\nmetric = \"read.mean_us\"\n"
+            );
+            let spec: ExperimentSpec = toml::from_str(&bad).unwrap();
+            let e = spec.check().unwrap_err();
+            assert!(e.contains("plain file name"), "{id}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_huge_grid_is_refused_with_its_count() {
+        let mut bad = SPEC.to_string();
+        for k in 0..10 {
+            bad.push_str(&format!("\"k{k}\" = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n"));
+        }
+        let spec: ExperimentSpec = toml::from_str(&bad).unwrap();
+        let e = spec.check().unwrap_err();
+        assert!(e.contains("240000000000 points"), "{e}");
+    }
+
+    #[test]
+    fn colliding_point_ids_are_refused() {
+        let bad = SPEC
+            .replace("name = \"RPS\"", "name = \"a/b\"")
+            .replace("name = \"FIFO\"", "name = \"a_b\"");
+        let bad = bad.replace("baseline = \"FIFO\"", "baseline = \"a_b\"");
+        let spec: ExperimentSpec = toml::from_str(&bad).unwrap();
+        let e = spec.check().unwrap_err();
+        assert!(e.contains("same result file"), "{e}");
     }
 
     #[test]

@@ -1,0 +1,258 @@
+//! Reliability II (issue 33): one test per defect class of the hostile campaign — paths
+//! checked, outputs whole or untouched, bounded grids and inputs, no silent wrong answers.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use predicates::str::contains;
+use std::path::{Path, PathBuf};
+
+fn ssdlab() -> Command {
+    Command::cargo_bin("ssdlab").unwrap()
+}
+
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ssdlab-rel-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn trace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/traces/msr_hm_0.csv")
+}
+
+/// An experiment of one synthetic workload, two variants and `extra` TOML appended.
+fn experiment(dir: &Path, variants: [&str; 2], extra: &str) {
+    let text = format!(
+        r#"
+name = "rel"
+title = "Reliability"
+preset = "tiny"
+
+[[workload]]
+name = "w"
+synth = "requests=200,write_ratio=0.5,iat_us=200,footprint_gib=0.01,seed=2"
+
+[[variant]]
+name = "{}"
+set = ["sched.policy=fifo"]
+
+[[variant]]
+name = "{}"
+set = ["sched.policy=rps"]
+{extra}
+"#,
+        variants[0], variants[1]
+    );
+    std::fs::write(dir.join("experiment.toml"), text).unwrap();
+}
+
+/// Every file under `dir`, relative.
+fn files(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in walk(dir) {
+        out.push(e.strip_prefix(dir).unwrap().display().to_string());
+    }
+    out.sort();
+    out
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flat_map(|e| {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p)
+            } else {
+                vec![p]
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn n1_a_figure_id_cannot_leave_the_experiment_directory() {
+    let root = fresh_dir("n1");
+    let dir = root.join("exp");
+    std::fs::create_dir_all(&dir).unwrap();
+    for id in ["../../ESCAPED", "/tmp/ESCAPED-abs", "sub/x"] {
+        let fig = format!(
+            "[[figure]]\nid = \"{id}\"\ntitle = \"t\"\nkind = \"bars\"\nmetric = \"read.mean_us\"\n"
+        );
+        experiment(&dir, ["a", "b"], &fig);
+        ssdlab()
+            .args(["experiment", "report"])
+            .arg(&dir)
+            .assert()
+            .code(2)
+            .stderr(contains("plain file name").and(contains(id)));
+    }
+    assert_eq!(files(&root), ["exp/experiment.toml"]);
+}
+
+#[test]
+fn n2_a_huge_grid_is_refused_with_its_count() {
+    let dir = fresh_dir("n2");
+    let mut grid = String::from("[grid]\n");
+    for k in 0..10 {
+        grid.push_str(&format!("\"k{k}\" = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n"));
+    }
+    experiment(&dir, ["a", "b"], &grid);
+    for cmd in ["run", "report", "plan"] {
+        let mut c = ssdlab();
+        c.args(["experiment", cmd]).arg(&dir);
+        if cmd == "plan" {
+            c.arg("--out").arg(dir.join("jobs"));
+        }
+        c.timeout(std::time::Duration::from_secs(60))
+            .assert()
+            .code(2)
+            .stderr(contains("20000000000 points").and(contains("more than the 100000")));
+    }
+}
+
+#[test]
+fn n7_colliding_point_ids_are_refused_at_load() {
+    let dir = fresh_dir("n7");
+    experiment(&dir, ["a/b", "a_b"], "");
+    ssdlab()
+        .args(["experiment", "run"])
+        .arg(&dir)
+        .assert()
+        .code(2)
+        .stderr(contains("same result file").and(contains("results/w__a_b.json")));
+}
+
+#[test]
+fn n5_a_failed_run_leaves_every_output_as_it_was() {
+    let dir = fresh_dir("n5");
+    let (json, csv, rows) = (dir.join("out.json"), dir.join("req.csv"), dir.join("s.csv"));
+    // Nothing existed: nothing is created.
+    ssdlab()
+        .args(["run", "-q", "--preset", "tiny", "--trace", "/nonexistent"])
+        .arg("--json")
+        .arg(&json)
+        .arg("--requests-out")
+        .arg(&csv)
+        .assert()
+        .code(2);
+    assert!(files(&dir).is_empty(), "{:?}", files(&dir));
+    // Old files stay whole.
+    std::fs::write(&json, "{\"old\": 1}\n").unwrap();
+    std::fs::write(&csv, "old\n").unwrap();
+    std::fs::write(&rows, "a,b\n1,2\n").unwrap();
+    ssdlab()
+        .args(["run", "-q", "--preset", "tiny", "--trace", "/nonexistent"])
+        .arg("--json")
+        .arg(&json)
+        .arg("--requests-out")
+        .arg(&csv)
+        .arg("--summary-csv")
+        .arg(&rows)
+        .assert()
+        .code(2);
+    // A summary CSV whose header lacks this run's columns refuses the row and keeps its own.
+    ssdlab()
+        .args(["run", "-q", "--preset", "tiny", "--limit", "100", "--trace"])
+        .arg(trace())
+        .arg("--summary-csv")
+        .arg(&rows)
+        .assert()
+        .code(2)
+        .stderr(contains("lacks"));
+    assert_eq!(std::fs::read_to_string(&json).unwrap(), "{\"old\": 1}\n");
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), "old\n");
+    assert_eq!(std::fs::read_to_string(&rows).unwrap(), "a,b\n1,2\n");
+    assert_eq!(files(&dir), ["out.json", "req.csv", "s.csv"]);
+}
+
+#[test]
+fn n5_a_killed_run_leaves_the_previous_outputs_whole() {
+    let dir = fresh_dir("n5kill");
+    let (json, csv) = (dir.join("out.json"), dir.join("req.csv"));
+    std::fs::write(&json, "{\"old\": 1}\n").unwrap();
+    std::fs::write(&csv, "old\n").unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ssdlab"))
+        .args([
+            "run",
+            "-q",
+            "--preset",
+            "tiny",
+            "--synth",
+            "requests=50000000,write_ratio=0.5,iat_us=5,footprint_gib=0.01",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .arg("--requests-out")
+        .arg(&csv)
+        .spawn()
+        .unwrap();
+    // Long enough for the request CSV to have been written to (the run takes minutes).
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(std::fs::read_to_string(&json).unwrap(), "{\"old\": 1}\n");
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), "old\n");
+}
+
+#[test]
+fn n6_an_output_equal_to_the_input_or_another_output_is_refused() {
+    let dir = fresh_dir("n6");
+    let t = dir.join("t.csv");
+    std::fs::copy(trace(), &t).unwrap();
+    let before = std::fs::read(&t).unwrap();
+    for (flag, other) in [("--requests-out", &t), ("--json", &t)] {
+        ssdlab()
+            .args(["run", "-q", "--preset", "tiny", "--trace"])
+            .arg(&t)
+            .arg(flag)
+            .arg(dir.join(".").join("t.csv"))
+            .assert()
+            .code(2)
+            .stderr(contains(format!("--trace and {flag} name the same file")));
+        assert_eq!(std::fs::read(other).unwrap(), before);
+    }
+    ssdlab()
+        .args(["run", "-q", "--preset", "tiny", "--trace"])
+        .arg(&t)
+        .arg("--json")
+        .arg(dir.join("X"))
+        .arg("--requests-out")
+        .arg(dir.join("X"))
+        .assert()
+        .code(2)
+        .stderr(contains("--json and --requests-out"));
+    ssdlab()
+        .args(["trace", "fit"])
+        .arg(&t)
+        .arg("--out")
+        .arg(&t)
+        .assert()
+        .code(2)
+        .stderr(contains("TRACE and --out"));
+    assert_eq!(std::fs::read(&t).unwrap(), before);
+}
+
+#[test]
+fn n3_a_summary_csv_that_is_not_a_file_is_refused_before_the_run() {
+    ssdlab()
+        .args(["run", "-q", "--preset", "tiny", "--trace"])
+        .arg(trace())
+        .args(["--summary-csv", "/dev/zero"])
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(2)
+        .stderr(contains("not a regular file"));
+}
+
+#[test]
+fn n17_json_to_a_pipe_is_written_in_place() {
+    ssdlab()
+        .args(["run", "-q", "--preset", "tiny", "--limit", "200", "--trace"])
+        .arg(trace())
+        .args(["--json", "/dev/stdout"])
+        .assert()
+        .success()
+        .stdout(contains("\"config_hash\""));
+}
