@@ -150,6 +150,14 @@ fn run(dir: &Path, jobs: Option<usize>, max_memory: Option<u64>) -> Result<()> {
 fn write_report(dir: &Path) -> Result<()> {
     let spec = ExperimentSpec::load(dir)?;
     let results = experiment::load_results(&spec, dir);
+    let unknown = report::unknown_metrics(&spec, &results.points);
+    if !unknown.is_empty() {
+        bail!(
+            "{}: {}",
+            dir.join("experiment.toml").display(),
+            unknown.join("; ")
+        );
+    }
     let command = format!(
         "ssdlab experiment run {0} && ssdlab experiment report {0}",
         dir.display()

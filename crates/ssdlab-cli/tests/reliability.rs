@@ -256,3 +256,105 @@ fn n17_json_to_a_pipe_is_written_in_place() {
         .success()
         .stdout(contains("\"config_hash\""));
 }
+
+#[test]
+fn n8_latencies_are_not_clipped() {
+    let dir = fresh_dir("n8");
+    let json = dir.join("s.json");
+    ssdlab()
+        .args(["run", "-q", "--preset", "tiny"])
+        .args([
+            "--set",
+            "flash.program_us=1e9",
+            "--set",
+            "flash.erase_us=1e9",
+        ])
+        .args([
+            "--synth",
+            "requests=3000,write_ratio=1,iat_us=1,footprint_gib=0.01",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let w = &v["write"];
+    let (mean, p99, max) = (
+        w["mean_us"].as_f64().unwrap(),
+        w["p99_us"].as_f64().unwrap(),
+        w["max_us"].as_f64().unwrap(),
+    );
+    assert!(max > 1.125e12 && mean < max && p99 <= max, "{w}");
+}
+
+#[test]
+fn n13_duplicate_or_conflicting_synth_keys_are_refused() {
+    for (spec, says) in [
+        ("write_ratio=0.5,write_ratio=1", "given twice"),
+        ("iat_us=10,rate_iops=5", "one of iat_us and rate_iops"),
+    ] {
+        ssdlab()
+            .args(["run", "-q", "--preset", "tiny", "--synth", spec])
+            .assert()
+            .code(2)
+            .stderr(contains(says));
+    }
+}
+
+#[test]
+fn n14_a_run_with_no_request_left_is_refused_with_the_reason() {
+    let dir = fresh_dir("n14");
+    let zero = dir.join("zero.csv");
+    std::fs::write(
+        &zero,
+        "128166372000000000,h,0,Read,0,0,0\n128166372000010000,h,0,Write,4096,0,0\n",
+    )
+    .unwrap();
+    ssdlab()
+        .args(["run", "-q", "--preset", "tiny", "--trace"])
+        .arg(&zero)
+        .assert()
+        .code(2)
+        .stderr(contains("no request to replay").and(contains("2 of size 0")));
+    ssdlab()
+        .args(["run", "-q", "--preset", "tiny", "--device", "99", "--trace"])
+        .arg(trace())
+        .assert()
+        .code(2)
+        .stderr(contains("7016 of other devices than --device"));
+    ssdlab()
+        .args(["run", "-q", "--preset", "tiny", "--synth", "requests=0"])
+        .assert()
+        .code(2)
+        .stderr(contains("at least one request"));
+}
+
+#[test]
+fn n15_a_figure_metric_no_result_has_is_refused() {
+    let dir = fresh_dir("n15");
+    let fig =
+        "[[figure]]\nid = \"f\"\ntitle = \"t\"\nkind = \"bars\"\nmetric = \"read.mean_uss\"\n";
+    experiment(&dir, ["a", "b"], fig);
+    ssdlab()
+        .args(["experiment", "run", "--jobs", "1"])
+        .arg(&dir)
+        .assert()
+        .success();
+    ssdlab()
+        .args(["experiment", "report"])
+        .arg(&dir)
+        .assert()
+        .code(2)
+        .stderr(contains(
+            "metric `read.mean_uss` is a number in none of the 2 results",
+        ));
+    let cdf = "[[figure]]\nid = \"c\"\ntitle = \"t\"\nkind = \"cdf\"\nmetric = \"reads\"\n";
+    experiment(&dir, ["a", "b"], cdf);
+    ssdlab()
+        .args(["experiment", "report"])
+        .arg(&dir)
+        .assert()
+        .code(2)
+        .stderr(contains("takes `all`, `read` or `write`"));
+}

@@ -301,6 +301,14 @@ impl ExperimentSpec {
                     ));
                 }
             }
+            if matches!(f.kind, FigureKind::Cdf | FigureKind::Percentiles)
+                && !["all", "read", "write"].contains(&f.metric.as_str())
+            {
+                return Err(format!(
+                    "figure `{}`: metric `{}`: a latency figure takes `all`, `read` or `write`",
+                    f.id, f.metric
+                ));
+            }
             if f.kind == FigureKind::Sweep
                 && !f.x.as_ref().is_some_and(|x| self.grid.contains_key(x))
             {

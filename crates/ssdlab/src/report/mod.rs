@@ -586,6 +586,67 @@ fn folding_note(d: &Data) -> Option<String> {
     ))
 }
 
+/// Figures whose metric none of the stored results has (bars and sweeps; which keys a summary
+/// has depends on the schemes run, so the check is against the results): one message each,
+/// with the keys of the results that end like the metric. Empty while there are no results.
+pub fn unknown_metrics(
+    spec: &ExperimentSpec,
+    results: &[(Point, Option<PointResult>)],
+) -> Vec<String> {
+    let stored: Vec<&Value> = results
+        .iter()
+        .filter_map(|(_, r)| r.as_ref().map(|r| &r.summary))
+        .collect();
+    let Some(first) = stored.first() else {
+        return Vec::new();
+    };
+    let mut keys = Vec::new();
+    numeric_paths(first, String::new(), &mut keys);
+    spec.figures
+        .iter()
+        .filter(|f| matches!(f.kind, FigureKind::Bars | FigureKind::Sweep))
+        .filter(|f| stored.iter().all(|s| metric(s, &f.metric).is_none()))
+        .map(|f| {
+            let last = f.metric.rsplit('.').next().unwrap_or(&f.metric);
+            let near: Vec<&str> = keys
+                .iter()
+                .filter(|k| k.ends_with(last))
+                .take(5)
+                .map(String::as_str)
+                .collect();
+            format!(
+                "figure `{}`: metric `{}` is a number in none of the {} results{}",
+                f.id,
+                f.metric,
+                stored.len(),
+                if near.is_empty() {
+                    " (see a result's summary, e.g. `read.mean_us`)".to_string()
+                } else {
+                    format!(" (did you mean {}?)", near.join(", "))
+                }
+            )
+        })
+        .collect()
+}
+
+/// The dotted paths of the numbers in a summary.
+fn numeric_paths(v: &Value, key: String, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, v) in m {
+                let path = if key.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{key}.{k}")
+                };
+                numeric_paths(v, path, out);
+            }
+        }
+        Value::Number(_) => out.push(key),
+        _ => {}
+    }
+}
+
 /// Builds the report of an experiment from its results. `command` is the command that
 /// regenerates the results (shown in the report).
 pub fn build(

@@ -699,6 +699,17 @@ mod tests {
     }
 
     #[test]
+    fn duplicate_and_conflicting_keys_are_refused() {
+        let e = "write_ratio=0.5,write_ratio=1"
+            .parse::<SynthSpec>()
+            .unwrap_err();
+        assert!(e.contains("`write_ratio` is given twice"), "{e}");
+        let e = "iat_us=10,rate_iops=5".parse::<SynthSpec>().unwrap_err();
+        assert!(e.contains("one of iat_us and rate_iops"), "{e}");
+        assert!("read_zipf=1,write_zipf=1".parse::<SynthSpec>().is_ok());
+    }
+
+    #[test]
     fn synth_counts_must_be_whole_numbers() {
         for bad in [
             "requests=-5",

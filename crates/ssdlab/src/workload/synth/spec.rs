@@ -103,6 +103,9 @@ impl SynthSpec {
     /// # Errors
     /// A message naming the first bad parameter.
     pub fn validate(&self) -> Result<(), String> {
+        if self.requests == 0 {
+            return Err("requests = 0: a workload needs at least one request".into());
+        }
         if !(0.0..=1.0).contains(&self.write_ratio) {
             return Err(format!(
                 "write_ratio = {}: must be in [0, 1]",
@@ -342,11 +345,23 @@ impl FromStr for SynthSpec {
         let mut spec = SynthSpec::default();
         let mut gap = 100.0;
         let mut procs: [ProcessKeys; 3] = Default::default();
+        let mut seen = std::collections::BTreeSet::new();
         for kv in s.split(',').filter(|kv| !kv.trim().is_empty()) {
             let (k, v) = kv
                 .split_once('=')
                 .ok_or_else(|| format!("synthetic spec `{kv}`: expected key=value"))?;
             let k = k.trim();
+            if !seen.insert(k) {
+                return Err(format!(
+                    "synthetic spec: key `{k}` is given twice; give each key once"
+                ));
+            }
+            if seen.contains("iat_us") && seen.contains("rate_iops") {
+                return Err(
+                    "synthetic spec: give one of iat_us and rate_iops (both set the mean gap)"
+                        .into(),
+                );
+            }
             let num = |v: &str| {
                 v.trim()
                     .parse::<f64>()

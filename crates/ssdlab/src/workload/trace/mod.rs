@@ -59,6 +59,14 @@ pub enum TraceError {
         /// The file.
         path: PathBuf,
     },
+    /// The input was read to its end and every record was dropped.
+    #[error("{path}: no request to replay: {why}")]
+    NoRequests {
+        /// The file.
+        path: PathBuf,
+        /// What became of the records.
+        why: String,
+    },
     /// No known format matches the first lines.
     #[error("{path}: cannot detect the trace format from its first lines (tried msr, spc, fiu, disksim, flashnet, blktrace, vscsi, vscsi-bin); use --format")]
     UnknownFormat {
@@ -353,13 +361,13 @@ impl TraceReader {
             let parsed = if self.format == Format::VscsiBin {
                 match self.next_vscsi_record()? {
                     Some(r) => r,
-                    None => return Ok(None),
+                    None => return self.end(),
                 }
             } else {
                 let (format, unit) = (self.format, self.unit);
                 match self.next_line()? {
                     Some(line) => formats::parse_line(format, unit, &line),
-                    None => return Ok(None),
+                    None => return self.end(),
                 }
             };
             let line_no = self.counts.lines;
@@ -448,6 +456,33 @@ impl TraceReader {
             field,
             expected,
             found,
+        })
+    }
+}
+
+impl TraceReader {
+    /// The end of the input: an error naming what became of the records when none of them
+    /// was a request to replay.
+    fn end(&mut self) -> Result<Option<Request>, TraceError> {
+        self.done = true;
+        if self.counts.requests > 0 {
+            return Ok(None);
+        }
+        let c = &self.counts;
+        let mut parts = vec![format!("{} line(s) read", c.lines)];
+        for (n, what) in [
+            (c.filtered_device, "of other devices than --device"),
+            (c.skipped_zero_size, "of size 0"),
+            (c.skipped_malformed, "malformed (skipped by --lenient)"),
+            (c.skipped_framing, "not records (blank, comments, headers)"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{n} {what}"));
+            }
+        }
+        Err(TraceError::NoRequests {
+            path: self.path.clone(),
+            why: parts.join(", "),
         })
     }
 }
