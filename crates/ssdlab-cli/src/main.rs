@@ -119,6 +119,14 @@ fn dispatch(cli: Cli) -> Result<()> {
 }
 
 fn build_config(a: &ConfigArgs) -> Result<Config> {
+    let (cfg, notes) = builder(a)?.build_noting()?;
+    for n in notes {
+        eprintln!("warning: {n}");
+    }
+    Ok(cfg)
+}
+
+fn builder(a: &ConfigArgs) -> Result<ConfigBuilder> {
     let mut b = ConfigBuilder::preset(&a.preset)?;
     if let Some(path) = &a.config {
         b = b.overlay_file(path)?;
@@ -129,7 +137,7 @@ fn build_config(a: &ConfigArgs) -> Result<Config> {
     for s in &a.set {
         b = b.set(s)?;
     }
-    Ok(b.build()?)
+    Ok(b)
 }
 
 fn trace_options(a: &TraceArgs) -> Result<TraceOptions> {
@@ -197,10 +205,12 @@ fn run(a: RunArgs) -> Result<()> {
     };
     let mut reader: Option<TraceReader> = None;
     let mut synth;
+    let carries_content;
     let (workload, source, total): (&mut Requests, String, Total) = match (&a.trace, &a.synth) {
         (Some(path), None) => {
             let r = reader.insert(TraceReader::open(path, trace_options(&a.trace_opts)?)?);
             let src = format!("{} ({})", path.display(), r.format().name());
+            carries_content = r.format() == ssdlab::workload::trace::Format::Fiu;
             let size = std::fs::metadata(path)
                 .ok()
                 .filter(|m| m.is_file())
@@ -218,6 +228,7 @@ fn run(a: RunArgs) -> Result<()> {
                 .map_err(anyhow::Error::msg)
                 .context("--synth")?;
             synth = spec.generate().map_err(anyhow::Error::msg)?;
+            carries_content = spec.dedup > 0.0;
             (
                 &mut synth,
                 format!("synthetic: {}", a.synth.as_deref().unwrap_or_default()),
@@ -277,6 +288,11 @@ fn run(a: RunArgs) -> Result<()> {
             100.0 * summary.wrapped_requests as f64 / summary.requests.max(1) as f64,
             ssdlab::ftl::logical_pages(&cfg) as f64 * f64::from(cfg.geometry.page_size_bytes)
                 / f64::from(1u32 << 30)
+        );
+    }
+    if summary.dedup.is_some() && !carries_content {
+        eprintln!(
+            "warning: deduplication is on but the workload carries no content fingerprints (only FIU IODedup traces and --synth with dedup > 0 do): every page write counts as new content"
         );
     }
     if let Some(w) = summary.trace.as_ref().and_then(|c| c.gap_warning()) {

@@ -358,3 +358,35 @@ fn n15_a_figure_metric_no_result_has_is_refused() {
         .code(2)
         .stderr(contains("takes `all`, `read` or `write`"));
 }
+
+#[test]
+fn n16_keys_of_features_that_are_off_are_warned_about() {
+    for (set, says) in [
+        ("redundancy.ttflash_k=7", "TTFlash is off"),
+        ("suspend.max_suspensions_per_op=1", "suspension is off"),
+        ("host.queue_depth=1", "host.mode = \"open\""),
+        ("host.link_mb_s=0", "host.link = \"none\""),
+    ] {
+        ssdlab()
+            .args([
+                "run", "-q", "--preset", "tiny", "--limit", "100", "--set", set,
+            ])
+            .arg("--trace")
+            .arg(trace())
+            .assert()
+            .success()
+            .stderr(
+                contains(format!("warning: {}", set.split('=').next().unwrap()))
+                    .and(contains(says)),
+            );
+    }
+    ssdlab()
+        .args([
+            "run", "-q", "--preset", "tiny", "--limit", "100", "--scheme", "deduphr",
+        ])
+        .arg("--trace")
+        .arg(trace())
+        .assert()
+        .success()
+        .stderr(contains("carries no content fingerprints"));
+}

@@ -952,6 +952,22 @@ impl ConfigBuilder {
     /// [`ConfigError::Scheme`] for unknown or incompatible schemes,
     /// [`ConfigError::Invalid`] listing every violated constraint.
     pub fn build(self) -> Result<Config, ConfigError> {
+        self.build_noting().map(|(cfg, _)| cfg)
+    }
+
+    /// As [`ConfigBuilder::build`], with the keys the user set that have no effect in this
+    /// configuration (a feature's parameter while the feature is off), one note each.
+    ///
+    /// # Errors
+    /// As [`ConfigBuilder::build`].
+    pub fn build_noting(self) -> Result<(Config, Vec<String>), ConfigError> {
+        let user_keys = self.user.clone();
+        let cfg = self.build_inner()?;
+        let notes = inert_keys(&user_keys, &cfg);
+        Ok((cfg, notes))
+    }
+
+    fn build_inner(self) -> Result<Config, ConfigError> {
         let ConfigBuilder {
             base: mut table,
             mut user,
@@ -982,6 +998,78 @@ impl ConfigBuilder {
         params::finish(&mut cfg, &requested, params)?;
         Ok(cfg)
     }
+}
+
+/// Keys set in `user` (config files and `--set`) that `cfg` does not use: the parameters of a
+/// feature that is off. Each note names the key and the setting that turns it on.
+fn inert_keys(user: &toml::Table, cfg: &Config) -> Vec<String> {
+    let set = |section: &str| -> Vec<String> {
+        user.get(section)
+            .and_then(toml::Value::as_table)
+            .map(|t| t.keys().map(|k| format!("{section}.{k}")).collect())
+            .unwrap_or_default()
+    };
+    let mut notes = Vec::new();
+    let mut inert = |keys: Vec<String>, why: &str| {
+        notes.extend(
+            keys.into_iter()
+                .map(|k| format!("{k} has no effect: {why}")),
+        );
+    };
+    let r = &cfg.redundancy;
+    let keys = set("redundancy");
+    inert(
+        keys.iter()
+            .filter(|k| {
+                (k.ends_with(".ttflash_k") || k.ends_with(".parity_update"))
+                    && r.scheme != RedundancyScheme::Ttflash
+            })
+            .cloned()
+            .collect(),
+        "TTFlash is off (redundancy.scheme = \"ttflash\" or --scheme ttflash turns it on)",
+    );
+    inert(
+        keys.iter()
+            .filter(|k| k.ends_with(".rails_switch_us") && r.scheme != RedundancyScheme::Rails)
+            .cloned()
+            .collect(),
+        "Rails is off (redundancy.scheme = \"rails\" or --scheme rails turns it on)",
+    );
+    if cfg.suspend.policy == SuspendPolicy::Off {
+        inert(
+            set("suspend")
+                .into_iter()
+                .filter(|k| k != "suspend.policy")
+                .collect(),
+            "suspension is off (suspend.policy or a P/E-suspension scheme turns it on)",
+        );
+    }
+    let host = set("host");
+    if cfg.host.mode == HostMode::Open {
+        inert(
+            host.iter()
+                .filter(|k| *k == "host.queue_depth")
+                .cloned()
+                .collect(),
+            "host.mode = \"open\" replays the timestamps (host.mode = \"closed\" keeps queue_depth requests outstanding)",
+        );
+    }
+    if cfg.host.link == HostLink::None {
+        inert(
+            host.into_iter()
+                .filter(|k| {
+                    [
+                        "host.link_mb_s",
+                        "host.link_command_bytes",
+                        "host.link_full_duplex",
+                    ]
+                    .contains(&k.as_str())
+                })
+                .collect(),
+            "host.link = \"none\" charges no transfers (host.link = \"custom\" uses these)",
+        );
+    }
+    notes
 }
 
 /// Names the requested schemes under a list of violations, so a user sees which scheme brought
@@ -1099,6 +1187,38 @@ mod tests {
             .unwrap();
         assert_eq!(c, again);
         assert_eq!(c.hash(), again.hash());
+    }
+
+    #[test]
+    fn parameters_of_features_that_are_off_are_noted() {
+        let notes = |sets: &[&str], scheme: Option<&str>| {
+            let mut b = ConfigBuilder::preset("tiny").unwrap();
+            if let Some(s) = scheme {
+                b = b.scheme(s);
+            }
+            for s in sets {
+                b = b.set(s).unwrap();
+            }
+            b.build_noting().unwrap().1
+        };
+        let off = notes(
+            &[
+                "redundancy.ttflash_k=7",
+                "suspend.max_suspensions_per_op=1",
+                "host.queue_depth=1",
+                "host.link_mb_s=0",
+            ],
+            None,
+        );
+        assert_eq!(off.len(), 4, "{off:?}");
+        assert!(off[0].starts_with("redundancy.ttflash_k has no effect"));
+        assert!(notes(
+            &["geometry.channels=2", "redundancy.ttflash_k=1"],
+            Some("ttflash")
+        )
+        .is_empty());
+        assert!(notes(&["host.mode=\"closed\"", "host.queue_depth=4"], None).is_empty());
+        assert!(notes(&["suspend.max_suspensions_per_op=1"], Some("ips")).is_empty());
     }
 
     #[test]
