@@ -390,3 +390,82 @@ fn n16_keys_of_features_that_are_off_are_warned_about() {
         .success()
         .stderr(contains("carries no content fingerprints"));
 }
+
+/// Runs `ssdlab ARGS` (reading standard input) feeding `first` bytes of `data`, a pause, then
+/// the rest.
+fn chunked_stdin(args: &[&str], data: &[u8], first: usize) -> std::process::Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ssdlab"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&data[..first]).unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    // The reader may stop early (a refused input): a broken pipe is then expected.
+    let _ = stdin.write_all(&data[first..]);
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn n9_format_detection_does_not_depend_on_how_stdin_is_chunked() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/traces");
+    for (file, first, requests) in [
+        ("msr_hm_0.csv.gz", 1, "7016"),
+        ("cloudphysics_3k.vscsi", 7, "3000"),
+    ] {
+        let data = std::fs::read(dir.join(file)).unwrap();
+        let out = chunked_stdin(&["trace", "stats", "--json", "-"], &data, first);
+        assert!(
+            out.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["requests"].to_string(), requests, "{file}");
+    }
+}
+
+#[test]
+fn n12_an_endless_stream_of_blank_lines_is_given_up_on() {
+    use std::io::Write;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ssdlab"))
+        .args(["run", "-q", "--preset", "tiny", "--trace", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let blank = vec![b'\n'; 1 << 16];
+    // Blank lines until the reader gives up (the pipe breaks); at most 64 MiB.
+    for _ in 0..1024 {
+        if stdin.write_all(&blank).is_err() {
+            break;
+        }
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot detect the trace format"));
+}
+
+#[test]
+fn n11_inputs_read_whole_are_capped_and_named() {
+    for args in [
+        vec!["compare", "/dev/zero", "/dev/zero"],
+        vec!["run", "--config", "/dev/zero", "--synth", "requests=10"],
+        vec!["run-spec", "/dev/zero"],
+    ] {
+        ssdlab()
+            .args(&args)
+            .timeout(std::time::Duration::from_secs(60))
+            .assert()
+            .code(2)
+            .stderr(contains("/dev/zero").and(contains("larger than 64 MiB")));
+    }
+}

@@ -62,6 +62,7 @@ pub mod rng;
 pub mod sched;
 pub mod schemes;
 pub mod sim;
+pub mod textfile;
 pub mod time;
 pub mod verify;
 pub mod workload;

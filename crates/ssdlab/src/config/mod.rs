@@ -874,7 +874,7 @@ impl ConfigBuilder {
     /// # Errors
     /// [`ConfigError::Io`] or [`ConfigError::Parse`].
     pub fn overlay_file(self, path: &std::path::Path) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+        let text = crate::textfile::read_text(path).map_err(|source| ConfigError::Io {
             path: path.display().to_string(),
             source,
         })?;

@@ -94,7 +94,7 @@ pub fn lock(dir: &Path) -> Result<DirLock, ExperimentError> {
 }
 
 fn existing_hash(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = crate::textfile::read_text(path).ok()?;
     let r: PointResult = serde_json::from_str(&text).ok()?;
     // A damaged or edited result is run again.
     r.intact().then_some(r.point_hash)
@@ -207,7 +207,7 @@ pub fn run_job(
     out_dir: &Path,
     max_memory: Option<u64>,
 ) -> Result<PathBuf, ExperimentError> {
-    let text = std::fs::read_to_string(job_file).map_err(io_err(job_file))?;
+    let text = crate::textfile::read_text(job_file).map_err(io_err(job_file))?;
     let job: JobSpec = serde_json::from_str(&text).map_err(|e| ExperimentError::Spec {
         path: job_file.display().to_string(),
         message: e.to_string(),
@@ -268,7 +268,7 @@ pub fn load_results(spec: &ExperimentSpec, dir: &Path) -> Loaded {
         .zip(hashes)
         .map(|(p, hash)| {
             let r = hash.ok().and_then(|hash| {
-                std::fs::read_to_string(result_path(dir, &p.id))
+                crate::textfile::read_text(&result_path(dir, &p.id))
                     .ok()
                     .and_then(|t| serde_json::from_str::<PointResult>(&t).ok())
                     .filter(|r| r.point_hash == hash)
@@ -314,7 +314,7 @@ pub fn collect(
     entries.sort_by_key(|e| e.path());
     for e in entries {
         let path = e.path();
-        let parsed = std::fs::read_to_string(&path)
+        let parsed = crate::textfile::read_text(&path)
             .ok()
             .and_then(|t| serde_json::from_str::<PointResult>(&t).ok());
         match parsed {

@@ -169,7 +169,7 @@ impl ExperimentSpec {
     /// that is not a variant, a workload with both or neither of `trace` and `synth`).
     pub fn load(dir: &Path) -> Result<Self, ExperimentError> {
         let path = dir.join("experiment.toml");
-        let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
+        let text = crate::textfile::read_text(&path).map_err(io_err(&path))?;
         let spec: ExperimentSpec = toml::from_str(&text).map_err(|e| ExperimentError::Spec {
             path: path.display().to_string(),
             message: e.to_string().trim_end().to_string(),

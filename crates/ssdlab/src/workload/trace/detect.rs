@@ -7,6 +7,10 @@ use std::path::Path;
 
 const SAMPLE_LINES: usize = 64;
 
+/// Most bytes detection reads looking for its sample lines (blank lines do not count towards
+/// them): an endless stream of blank lines is given up on here.
+const SAMPLE_BYTES: usize = 1 << 20;
+
 /// Detects the format of `input` from its first lines; returns it and the bytes it read (the
 /// caller replays them before the rest).
 pub(super) fn detect(
@@ -15,7 +19,7 @@ pub(super) fn detect(
 ) -> Result<(Format, Vec<u8>), TraceError> {
     let mut lines = Vec::new();
     let mut sample = Vec::new();
-    while lines.len() < SAMPLE_LINES {
+    while lines.len() < SAMPLE_LINES && sample.len() < SAMPLE_BYTES {
         let start = sample.len();
         let n = std::io::Read::take(&mut *input, super::MAX_LINE_BYTES + 1)
             .read_until(b'\n', &mut sample)

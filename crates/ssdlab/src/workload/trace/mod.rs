@@ -203,22 +203,35 @@ fn open(path: &Path) -> Result<Box<dyn Read + Send>, TraceError> {
     })
 }
 
-/// Buffers `raw`, decompressing gzip (detected by its magic bytes, peeked without consuming
-/// them).
+/// The first `n` bytes of `r` (fewer only at its end), however its reads are chunked (a pipe
+/// may deliver one byte at a time), and a reader that yields them again before the rest.
+fn peek(mut r: Box<dyn Read + Send>, n: usize) -> std::io::Result<(Vec<u8>, Box<dyn Read + Send>)> {
+    let mut head = vec![0; n];
+    let mut got = 0;
+    while got < n {
+        match r.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    head.truncate(got);
+    let again = Box::new(std::io::Cursor::new(head.clone()).chain(r));
+    Ok((head, again))
+}
+
+/// Buffers `raw`, decompressing gzip (detected by its magic bytes, peeked and put back).
 fn decompress(
     path: &Path,
     raw: Box<dyn Read + Send>,
 ) -> Result<Box<dyn BufRead + Send>, TraceError> {
-    let mut input = BufReader::with_capacity(1 << 16, raw);
-    let head = input.fill_buf().map_err(io_error(path))?;
-    if head.len() >= 2 && head[..2] == [0x1f, 0x8b] {
-        Ok(Box::new(BufReader::with_capacity(
-            1 << 16,
-            MultiGzDecoder::new(input),
-        )))
+    let (head, raw) = peek(raw, 2).map_err(io_error(path))?;
+    Ok(if head == [0x1f, 0x8b] {
+        Box::new(BufReader::with_capacity(1 << 16, MultiGzDecoder::new(raw)))
     } else {
-        Ok(Box::new(input))
-    }
+        Box::new(BufReader::with_capacity(1 << 16, raw))
+    })
 }
 
 impl TraceReader {
@@ -250,13 +263,16 @@ impl TraceReader {
         let format = match opts.format {
             Some(f) => f,
             None => {
-                let head = input.fill_buf().map_err(io_error(path))?;
+                // A whole binary vSCSI record, however the source chunks its reads.
+                let (head, rest) =
+                    peek(Box::new(input), formats::VSCSI_RECORD_BYTES).map_err(io_error(path))?;
+                input = Box::new(BufReader::with_capacity(1 << 16, rest));
                 if head.is_empty() {
                     return Err(TraceError::Empty {
                         path: path.to_path_buf(),
                     });
                 }
-                if formats::looks_like_vscsi_bin(head) {
+                if formats::looks_like_vscsi_bin(&head) {
                     Format::VscsiBin
                 } else {
                     // Detection reads the first lines; they are put back in front of the rest.
