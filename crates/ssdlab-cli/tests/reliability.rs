@@ -469,3 +469,16 @@ fn n11_inputs_read_whole_are_capped_and_named() {
             .stderr(contains("/dev/zero").and(contains("larger than 64 MiB")));
     }
 }
+
+#[test]
+fn n18_more_jobs_share_the_memory_limit_instead_of_splitting_it() {
+    // A tiny point needs ~236 MiB (mostly process overhead): two fit in 300M only one at a time.
+    let dir = fresh_dir("n18");
+    experiment(&dir, ["a", "b"], "");
+    ssdlab()
+        .args(["experiment", "run", "--jobs", "2", "--max-memory", "300M"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stderr(contains("2 run, 0 already done, 0 failed"));
+}

@@ -102,8 +102,9 @@ fn existing_hash(path: &Path) -> Option<String> {
 
 /// Runs every point of `spec` not already finished, on `jobs` threads, storing each result as
 /// soon as it is done; holds the directory's [`lock`] meanwhile. `on_outcome` is called after every point (for progress). A failing point
-/// is reported and the others continue. Each point may plan `max_memory / jobs` bytes (see
-/// [`crate::sim::memory`]).
+/// is reported and the others continue. With `max_memory`, the points running at once share
+/// it: a point starts when its estimate (see [`crate::sim::memory`]) fits in what the running
+/// ones leave, so more jobs never make a point fail that fits alone.
 ///
 /// # Errors
 /// Only if the results directory cannot be created; per-point failures are in the outcomes.
@@ -115,7 +116,7 @@ pub fn run_points(
     on_outcome: &(dyn Fn(&PointOutcome) + Sync),
 ) -> Result<Vec<PointOutcome>, ExperimentError> {
     let _held = lock(dir)?;
-    let per_point = max_memory.map(|m| m / jobs.max(1) as u64);
+    let budget = max_memory.map(Budget::new);
     let results = dir.join(RESULTS_DIR);
     std::fs::create_dir_all(&results).map_err(io_err(&results))?;
     let points = spec.points(dir);
@@ -132,7 +133,7 @@ pub fn run_points(
             .par_iter()
             .zip(hashes)
             .map(|(p, hash)| {
-                let outcome = run_one(p, hash, dir, per_point);
+                let outcome = run_one(p, hash, dir, budget.as_ref());
                 on_outcome(&outcome);
                 outcome
             })
@@ -141,11 +142,56 @@ pub fn run_points(
     Ok(outcomes)
 }
 
+/// Memory shared by the points running at once.
+struct Budget {
+    total: u64,
+    left: std::sync::Mutex<u64>,
+    freed: std::sync::Condvar,
+}
+
+impl Budget {
+    fn new(total: u64) -> Self {
+        Budget {
+            total,
+            left: std::sync::Mutex::new(total),
+            freed: std::sync::Condvar::new(),
+        }
+    }
+
+    /// Waits until `bytes` are free and takes them (at most the whole budget: a larger point
+    /// runs alone and fails on its own estimate).
+    fn take(&self, bytes: u64) -> Taken<'_> {
+        let bytes = bytes.min(self.total);
+        let mut left = self.left.lock().unwrap_or_else(|e| e.into_inner());
+        while *left < bytes {
+            left = self.freed.wait(left).unwrap_or_else(|e| e.into_inner());
+        }
+        *left -= bytes;
+        Taken {
+            budget: self,
+            bytes,
+        }
+    }
+}
+
+/// Bytes taken from a [`Budget`], given back when dropped.
+struct Taken<'a> {
+    budget: &'a Budget,
+    bytes: u64,
+}
+
+impl Drop for Taken<'_> {
+    fn drop(&mut self) {
+        *self.budget.left.lock().unwrap_or_else(|e| e.into_inner()) += self.bytes;
+        self.budget.freed.notify_all();
+    }
+}
+
 fn run_one(
     p: &Point,
     hash: Result<String, ExperimentError>,
     dir: &Path,
-    max_memory: Option<u64>,
+    budget: Option<&Budget>,
 ) -> PointOutcome {
     let path = result_path(dir, &p.id);
     let hash = match hash {
@@ -155,7 +201,11 @@ fn run_one(
     if existing_hash(&path).as_deref() == Some(hash.as_str()) {
         return PointOutcome::Skipped(p.id.clone());
     }
-    let stored = p.run(hash, max_memory).and_then(|r| {
+    let need = p
+        .config()
+        .map_or(0, |cfg| crate::sim::memory::estimate(&cfg).total());
+    let _taken = budget.map(|b| b.take(need));
+    let stored = p.run(hash, budget.map(|b| b.total)).and_then(|r| {
         let text = serde_json::to_string_pretty(&r).expect("results serialise");
         write_atomic(&path, &(text + "\n"))
     });
