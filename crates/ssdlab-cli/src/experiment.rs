@@ -95,6 +95,12 @@ pub fn run_spec(a: RunSpecArgs) -> Result<()> {
             .unwrap_or(Path::new("."))
             .join("results"),
     };
+    if out.exists() && !out.is_dir() {
+        bail!(
+            "--out {}: not a directory (run-spec writes the point's result file into a directory)",
+            out.display()
+        );
+    }
     let path = experiment::run_job(&a.file, &out, a.memory.limit()?)?;
     eprintln!("wrote {}", path.display());
     Ok(())

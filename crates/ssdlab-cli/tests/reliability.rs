@@ -482,3 +482,64 @@ fn n18_more_jobs_share_the_memory_limit_instead_of_splitting_it() {
         .success()
         .stderr(contains("2 run, 0 already done, 0 failed"));
 }
+
+#[test]
+fn messages_name_what_the_user_typed() {
+    for (args, says) in [
+        (
+            vec!["--set", "staging.policy=\"none\""],
+            "staging.policy = \"none\": unknown variant",
+        ),
+        (
+            vec!["--set", "flash.program_us=1e9"],
+            "(not set: derived from flash.program_us = 1000000000",
+        ),
+        (vec!["--scheme", "hotr+"], "empty scheme name"),
+    ] {
+        ssdlab()
+            .args(["run", "-q", "--preset", "tiny", "--synth", "requests=10"])
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(contains(says).and(contains("TOML parse error").not()));
+    }
+    ssdlab()
+        .args([
+            "run",
+            "-q",
+            "--preset",
+            "tiny",
+            "--synth",
+            "requests=10,footprint_gib=1e20",
+        ])
+        .assert()
+        .code(2)
+        .stderr(contains(
+            "footprint_gib = 100000000000000000000: must be at most",
+        ));
+    ssdlab()
+        .args(["synth", "--requests", "10", "--out", "/dev/full"])
+        .assert()
+        .code(2)
+        .stderr(contains("/dev/full"));
+    let dir = fresh_dir("msg");
+    experiment(&dir, ["a", "b"], "");
+    ssdlab()
+        .args(["experiment", "plan"])
+        .arg(&dir)
+        .arg("--out")
+        .arg(dir.join("jobs"))
+        .assert()
+        .success();
+    let job = walk(&dir.join("jobs")).into_iter().next().unwrap();
+    let file = dir.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    ssdlab()
+        .arg("run-spec")
+        .arg(&job)
+        .arg("--out")
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(contains("not a directory"));
+}

@@ -226,11 +226,27 @@ impl RawFlash {
                 "flash.ispp_*: {n} iterations x ({ispp_program_us} + {ispp_verify_us}) us = {ispp_total} us must equal flash.program_us = {program_us}"
             ));
         }
+        // A value derived from flash.program_us is named with its source, so a user who set
+        // only the program time sees what the check is about.
+        let derived = |key: &str, set: bool| {
+            if set {
+                key.to_string()
+            } else {
+                format!("{key} (not set: derived from flash.program_us = {program_us} over {n} ISPP iterations)")
+            }
+        };
         let erase_verify_us = f.erase_verify_us.unwrap_or(ispp_verify_us);
-        check_duration(errs, "flash.erase_verify_us", erase_verify_us);
+        let ev_key = derived("flash.erase_verify_us", f.erase_verify_us.is_some());
+        check_duration(errs, &ev_key, erase_verify_us);
         if erase_verify_us > erase_us {
-            errs.push(format!("flash.erase_verify_us = {erase_verify_us}: must not exceed flash.erase_us = {erase_us}"));
+            errs.push(format!(
+                "{ev_key} = {erase_verify_us}: must not exceed flash.erase_us = {erase_us}"
+            ));
         }
+        let (ip_key, iv_key) = (
+            derived("flash.ispp_program_us", f.ispp_program_us.is_some()),
+            derived("flash.ispp_verify_us", f.ispp_verify_us.is_some()),
+        );
         match f.pe_idealization {
             PeIdealization::None => {}
             PeIdealization::Per => (program_us, erase_us) = (read_us, read_us),
@@ -264,8 +280,8 @@ impl RawFlash {
             ("flash.erase_us", flash.erase_us),
             ("flash.transfer_us", flash.transfer_us),
             ("flash.command_us", flash.command_us),
-            ("flash.ispp_program_us", flash.ispp_program_us),
-            ("flash.ispp_verify_us", flash.ispp_verify_us),
+            (ip_key.as_str(), flash.ispp_program_us),
+            (iv_key.as_str(), flash.ispp_verify_us),
             ("flash.voltage_reset_us", flash.voltage_reset_us),
             ("flash.buffer_reload_us", flash.buffer_reload_us),
         ] {

@@ -992,11 +992,36 @@ impl ConfigBuilder {
         })?;
         let raw: RawConfig = toml::from_str(&text).map_err(|e| ConfigError::Parse {
             origin: "configuration".into(),
-            message: e.to_string().trim_end().to_string(),
+            message: at_key(&text, &e),
         })?;
         let mut cfg = validate::resolve(raw).map_err(|e| with_schemes(e, &requested))?;
         params::finish(&mut cfg, &requested, params)?;
         Ok(cfg)
+    }
+}
+
+/// A deserialisation error of the merged configuration `text` told by the dotted key it is
+/// about (`staging.policy = "none": unknown variant …`), not by a line of a document the user
+/// never wrote.
+fn at_key(text: &str, e: &toml::de::Error) -> String {
+    let message = e.message().trim_end();
+    let Some(start) = e.span().map(|s| s.start) else {
+        return message.to_string();
+    };
+    let before = &text[..start.min(text.len())];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next().unwrap_or("");
+    let section = before[..line_start].lines().rev().find_map(|l| {
+        let l = l.trim();
+        (l.starts_with('[') && l.ends_with(']')).then(|| l.trim_matches(['[', ']']).to_string())
+    });
+    match line.split_once('=') {
+        Some((key, value)) => {
+            let key = key.trim();
+            let dotted = section.map_or(key.to_string(), |s| format!("{s}.{key}"));
+            format!("{dotted} = {}: {message}", value.trim())
+        }
+        None => message.to_string(),
     }
 }
 
@@ -1219,6 +1244,33 @@ mod tests {
         .is_empty());
         assert!(notes(&["host.mode=\"closed\"", "host.queue_depth=4"], None).is_empty());
         assert!(notes(&["suspend.max_suspensions_per_op=1"], Some("ips")).is_empty());
+    }
+
+    #[test]
+    fn a_bad_value_is_told_by_its_key() {
+        let e = ConfigBuilder::preset("tiny")
+            .unwrap()
+            .set("staging.policy=\"none\"")
+            .unwrap()
+            .build()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("staging.policy = \"none\": unknown variant `none`"),
+            "{e}"
+        );
+        assert!(!e.contains("line"), "{e}");
+        let e = ConfigBuilder::preset("tiny")
+            .unwrap()
+            .set("flash.program_us=abc")
+            .unwrap()
+            .build()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("flash.program_us = \"abc\": invalid type"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -100,6 +100,11 @@ impl std::fmt::Display for SchemeError {
 pub fn parse(spec: &str) -> Result<Vec<&'static Scheme>, SchemeError> {
     let mut chosen: Vec<&'static Scheme> = Vec::new();
     for name in spec.split('+').map(str::trim) {
+        if name.is_empty() {
+            return Err(SchemeError(format!(
+                "scheme `{spec}`: empty scheme name (schemes are joined by `+`, e.g. hotr+ipc)"
+            )));
+        }
         let s = find(name).ok_or_else(|| {
             SchemeError(format!(
                 "unknown scheme `{name}` (known: {}; see `ssdlab schemes`)",

@@ -97,6 +97,9 @@ impl fmt::Display for Sizes {
     }
 }
 
+/// Largest address range a spec may span, GiB (1 EiB: its byte offsets stay far within u64).
+const MAX_FOOTPRINT_GIB: f64 = 1_073_741_824.0;
+
 impl SynthSpec {
     /// Checks the spec; each message names the parameter.
     ///
@@ -132,6 +135,12 @@ impl SynthSpec {
             .copied()
             .max()
             .unwrap_or(4);
+        if self.footprint_gib > MAX_FOOTPRINT_GIB {
+            return Err(format!(
+                "footprint_gib = {}: must be at most {MAX_FOOTPRINT_GIB:e} (1 EiB; byte offsets are 64-bit)",
+                self.footprint_gib
+            ));
+        }
         if !(self.footprint_gib.is_finite()
             && self.footprint_gib * 1024.0 * 1024.0 >= f64::from(max_kib))
         {
