@@ -295,12 +295,16 @@ impl Simulation<'_> {
         if req != NONE {
             self.page_done(req);
         }
+        let was_full = self.host.held.len() >= super::admit::MAX_HELD_WRITES;
         while let Some((_, r)) = self.host.held.front() {
             if self.write_queue_full(r) {
                 break;
             }
             let (arrival, r) = self.host.held.pop_front().expect("checked");
             self.issue(arrival, r)?;
+        }
+        if was_full && self.host.held.len() < super::admit::MAX_HELD_WRITES {
+            self.schedule_arrival();
         }
         Ok(())
     }

@@ -91,6 +91,14 @@ pub fn estimate(cfg: &Config) -> MemoryEstimate {
         ),
         ("process".to_string(), BASE_BYTES),
     ];
+    if cfg.sched.max_outstanding_writes > 0 {
+        // A VecDeque at its bound may hold twice its length while it grows.
+        parts.push((
+            "writes held by the write-queue bound".to_string(),
+            2 * super::admit::MAX_HELD_WRITES as u64
+                * std::mem::size_of::<(crate::time::SimTime, crate::workload::Request)>() as u64,
+        ));
+    }
     if cfg.buffer.device_pages > 0 {
         parts.push((
             "device buffer".to_string(),
