@@ -15,7 +15,7 @@ pub use runner::{
     RESULTS_DIR,
 };
 pub(crate) use spec::grid_label;
-pub use spec::{ExperimentSpec, FigureKind, FigureSpec, VariantSpec, WorkloadSpec};
+pub use spec::{ExperimentSpec, FigureKind, FigureSpec, VariantSpec, WorkloadSpec, MAX_POINTS};
 
 use thiserror::Error;
 

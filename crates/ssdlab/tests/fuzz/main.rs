@@ -1,5 +1,5 @@
-//! Mutation fuzzing of the input parsers: one target per trace format and one for the config
-//! loader (issue 18). Each target starts from its committed corpus (`testdata/fuzz/`), applies
+//! Mutation fuzzing of the input parsers: one target per trace format, the config loader
+//! (issue 18), `--set` assignments, `--synth` specs and experiment files (issue 33). Each target starts from its committed corpus (`testdata/fuzz/`), applies
 //! seeded random mutations (byte flips, extreme tokens in fields, cut, repeated and swapped
 //! lines, control bytes, long lines) and checks that parsing never panics and that what comes
 //! out obeys the reader's contract: errors name the input and a line within it, requests have a
@@ -187,6 +187,104 @@ fn check_config(data: &[u8]) -> Result<bool, String> {
     let built = ConfigBuilder::preset("tiny")
         .and_then(|b| b.overlay_toml(&text, "fuzz-input"))
         .and_then(ConfigBuilder::build);
+    run_briefly(built)
+}
+
+/// Applies each line of `data` as a `--set` assignment on the tiny preset, then as
+/// [`check_config`].
+fn check_sets(data: &[u8]) -> Result<bool, String> {
+    let text = String::from_utf8_lossy(data);
+    let built = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .try_fold(
+            ConfigBuilder::preset("tiny").map_err(|e| e.to_string())?,
+            |b, l| b.set(l),
+        )
+        .and_then(ConfigBuilder::build);
+    run_briefly(built)
+}
+
+/// Parses `data` as a `--synth` spec; an accepted one generates up to 2,000 requests, which
+/// must arrive in order, have a size and lie within the footprint.
+fn check_synth(data: &[u8]) -> Result<bool, String> {
+    let text = String::from_utf8_lossy(data);
+    let spec: ssdlab::workload::synth::SynthSpec = match text.trim().parse() {
+        Ok(s) => s,
+        Err(e) => {
+            return if e.is_empty() {
+                Err("empty error".into())
+            } else {
+                Ok(false)
+            }
+        }
+    };
+    let gen = match spec.generate() {
+        Ok(g) => g,
+        Err(e) => {
+            return if e.is_empty() {
+                Err("empty error".into())
+            } else {
+                Ok(false)
+            }
+        }
+    };
+    let pages = ((spec.footprint_gib * 262_144.0) as u64).max(1);
+    let mut last = 0;
+    for r in gen.take(2000) {
+        let r = r.map_err(|e| format!("generator failed: {e}"))?;
+        if r.time_ns < last {
+            return Err(format!("arrival {} before {last}", r.time_ns));
+        }
+        last = r.time_ns;
+        if r.size_bytes == 0 || r.offset_bytes + r.size_bytes > pages * 4096 {
+            return Err(format!(
+                "request at {} of {} bytes outside {pages} pages",
+                r.offset_bytes, r.size_bytes
+            ));
+        }
+    }
+    Ok(true)
+}
+
+/// Loads `data` as an experiment.toml; an accepted one must respect the point cap, give each
+/// point its own result file and every figure a plain file name.
+fn check_experiment(data: &[u8]) -> Result<bool, String> {
+    let dir = std::env::temp_dir().join(format!("ssdlab-fuzz-exp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("experiment.toml"), data).map_err(|e| e.to_string())?;
+    let spec = match ssdlab::experiment::ExperimentSpec::load(&dir) {
+        Ok(s) => s,
+        Err(e) => {
+            return if e.to_string().is_empty() {
+                Err("empty error".into())
+            } else {
+                Ok(false)
+            }
+        }
+    };
+    let points = spec.points(&dir);
+    if points.len() as u64 > ssdlab::experiment::MAX_POINTS {
+        return Err(format!("{} points accepted", points.len()));
+    }
+    let ids: std::collections::BTreeSet<&str> = points.iter().map(|p| p.id.as_str()).collect();
+    if ids.len() != points.len() {
+        return Err("two points share a result file".into());
+    }
+    if let Some(f) = spec
+        .figures
+        .iter()
+        .find(|f| f.id.is_empty() || f.id.starts_with('.') || f.id.contains(['/', '\\']))
+    {
+        return Err(format!("figure id `{}` accepted", f.id));
+    }
+    Ok(true)
+}
+
+/// Runs a built config on a short synthetic workload with verification.
+fn run_briefly(
+    built: Result<ssdlab::config::Config, ssdlab::config::ConfigError>,
+) -> Result<bool, String> {
     let cfg = match built {
         Ok(c) => c,
         Err(e) => {
@@ -285,6 +383,25 @@ trace_target!(fuzz_vscsi_bin, "vscsi-bin", "vscsi-bin");
 #[test]
 fn fuzz_config() {
     campaign("fuzz_config", "config/default.toml", &check_config);
+}
+
+#[test]
+fn fuzz_set() {
+    campaign("fuzz_set", "set/sets.txt", &check_sets);
+}
+
+#[test]
+fn fuzz_synth() {
+    campaign("fuzz_synth", "synth/spec.txt", &check_synth);
+}
+
+#[test]
+fn fuzz_experiment() {
+    campaign(
+        "fuzz_experiment",
+        "experiment/experiment.toml",
+        &check_experiment,
+    );
 }
 
 /// Inputs earlier campaigns broke, kept as regression tests.
