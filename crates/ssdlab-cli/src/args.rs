@@ -102,8 +102,8 @@ pub struct ConfigArgs {
     /// Preset to start from (see `ssdlab presets`). The default, `hotr`, is a 40 GiB TLC drive
     /// from a paper (hotr.txt Table II), empty unless `precondition.*` is set; `tiny` is for
     /// tests.
-    #[arg(long, default_value = "hotr")]
-    pub preset: String,
+    #[arg(long, value_name = "PRESET")]
+    pub preset: Option<String>,
     /// TOML file overlaid on the preset.
     #[arg(long)]
     pub config: Option<PathBuf>,

@@ -118,16 +118,33 @@ fn dispatch(cli: Cli) -> Result<()> {
     }
 }
 
+/// The preset without `--preset`.
+const DEFAULT_PRESET: &str = "hotr";
+
 fn build_config(a: &ConfigArgs) -> Result<Config> {
-    let (cfg, notes) = builder(a)?.build_noting()?;
+    let preset = a.preset.as_deref().unwrap_or(DEFAULT_PRESET);
+    let (cfg, notes) = builder(a, preset)?.build_noting()?;
     for n in notes {
         eprintln!("warning: {n}");
+    }
+    // A config file that sets everything a preset sets leaves --preset without effect.
+    if let (Some(p), Some(file)) = (&a.preset, &a.config) {
+        let other = if p == "tiny" { "hotr" } else { "tiny" };
+        if builder(a, other)?
+            .build()
+            .is_ok_and(|c| c.hash() == cfg.hash())
+        {
+            eprintln!(
+                "warning: --preset {p} has no effect: {} sets every key a preset sets (it was written by `config show`?)",
+                file.display()
+            );
+        }
     }
     Ok(cfg)
 }
 
-fn builder(a: &ConfigArgs) -> Result<ConfigBuilder> {
-    let mut b = ConfigBuilder::preset(&a.preset)?;
+fn builder(a: &ConfigArgs, preset: &str) -> Result<ConfigBuilder> {
+    let mut b = ConfigBuilder::preset(preset)?;
     if let Some(path) = &a.config {
         b = b.overlay_file(path)?;
     }

@@ -543,3 +543,30 @@ fn messages_name_what_the_user_typed() {
         .code(2)
         .stderr(contains("not a directory"));
 }
+
+#[test]
+fn a_preset_overridden_by_a_full_config_file_is_named() {
+    let dir = fresh_dir("preset");
+    let full = dir.join("full.toml");
+    let shown = ssdlab()
+        .args(["config", "show", "--preset", "tiny"])
+        .output()
+        .unwrap();
+    std::fs::write(&full, &shown.stdout).unwrap();
+    let run = |preset: Option<&str>| {
+        let mut c = ssdlab();
+        c.args(["run", "-q", "--synth", "requests=10"])
+            .arg("--config")
+            .arg(&full);
+        if let Some(p) = preset {
+            c.args(["--preset", p]);
+        }
+        c.assert().success()
+    };
+    // Every key of a full dump is its own value: no feature-off warnings, and the preset named
+    // explicitly is said to have no effect.
+    run(Some("hotr")).stderr(
+        contains("--preset hotr has no effect").and(contains("has no effect: TTFlash").not()),
+    );
+    run(None).stderr(contains("no effect").not());
+}

@@ -961,9 +961,9 @@ impl ConfigBuilder {
     /// # Errors
     /// As [`ConfigBuilder::build`].
     pub fn build_noting(self) -> Result<(Config, Vec<String>), ConfigError> {
-        let user_keys = self.user.clone();
+        let (user_keys, base) = (self.user.clone(), self.base.clone());
         let cfg = self.build_inner()?;
-        let notes = inert_keys(&user_keys, &cfg);
+        let notes = inert_keys(&user_keys, &base, &cfg);
         Ok((cfg, notes))
     }
 
@@ -1025,13 +1025,21 @@ fn at_key(text: &str, e: &toml::de::Error) -> String {
     }
 }
 
-/// Keys set in `user` (config files and `--set`) that `cfg` does not use: the parameters of a
-/// feature that is off. Each note names the key and the setting that turns it on.
-fn inert_keys(user: &toml::Table, cfg: &Config) -> Vec<String> {
+/// Keys set in `user` (config files and `--set`) to a value other than the preset's that `cfg`
+/// does not use: the parameters of a feature that is off (a full dump of `config show` sets
+/// every key to its value and is not noted). Each note names the key and the setting that
+/// turns it on.
+fn inert_keys(user: &toml::Table, base: &toml::Table, cfg: &Config) -> Vec<String> {
     let set = |section: &str| -> Vec<String> {
-        user.get(section)
-            .and_then(toml::Value::as_table)
-            .map(|t| t.keys().map(|k| format!("{section}.{k}")).collect())
+        let of = |t: &toml::Table| t.get(section).and_then(toml::Value::as_table).cloned();
+        let preset = of(base).unwrap_or_default();
+        of(user)
+            .map(|t| {
+                t.iter()
+                    .filter(|(k, v)| preset.get(*k) != Some(*v))
+                    .map(|(k, _)| format!("{section}.{k}"))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let mut notes = Vec::new();

@@ -186,3 +186,60 @@ fn read_modify_write_costs_one_parity_read_and_program_per_data_write() {
     assert_eq!(s.flash.by_cause["redundancy"], [4, 6, 0]);
     assert_eq!(s.flash.by_cause["user"][1], 6);
 }
+
+/// TTFlash on the tiny drive with `k`, `planes` per die and a parity update mode, 90 % filled
+/// in order, then 16 KiB writes of `spec`, with verification.
+fn ttflash_tiny(k: u32, planes: u32, update: &str, spec: &str) -> Result<Summary, String> {
+    let cfg = ConfigBuilder::preset("tiny")
+        .unwrap()
+        .scheme("ttflash")
+        .set(&format!("geometry.channels={}", k + 1))
+        .unwrap()
+        .set(&format!("redundancy.ttflash_k={k}"))
+        .unwrap()
+        .set(&format!("geometry.planes_per_die={planes}"))
+        .unwrap()
+        .set(&format!("redundancy.parity_update=\"{update}\""))
+        .unwrap()
+        .set("precondition.fill=0.9")
+        .unwrap()
+        .build()
+        .unwrap();
+    let spec: ssdlab::workload::synth::SynthSpec = spec.parse().unwrap();
+    let mut gen = spec.generate().unwrap();
+    let opts = ssdlab::sim::RunOptions {
+        seed: 1,
+        verify: true,
+        ..Default::default()
+    };
+    ssdlab::sim::Simulation::new(&cfg, opts, &mut gen)
+        .and_then(ssdlab::sim::Simulation::run)
+        .map_err(|e| e.to_string())
+}
+
+const SEQUENTIAL: &str =
+    "requests=20000,write_ratio=1,size_kib=16,seq=1,iat_us=200,footprint_gib=0.01,seed=1";
+
+#[test]
+fn ttflash_parity_spreads_over_a_dies_planes_whatever_k() {
+    // Parity on `id % planes` put every parity page of a die on one plane with k = 1 (ids
+    // follow the order stripes are written), which filled it (issue 33, N10).
+    for (k, planes) in [(1, 2), (1, 4), (3, 4)] {
+        let s = ttflash_tiny(k, planes, "read-modify-write", SEQUENTIAL)
+            .unwrap_or_else(|e| panic!("k={k}, {planes} planes: {e}"));
+        assert_eq!(s.requests, 20_000);
+    }
+}
+
+#[test]
+fn ttflash_full_stripes_never_count_a_dead_stripes_parity_as_data() {
+    // A parity page relocated after its stripe died was taken for data and joined a stripe.
+    // Random 16 KiB writes over more than the logical space (folded onto it): GC moves
+    // parity pages while their stripes die.
+    let spec = "requests=20000,write_ratio=1,size_kib=16,iat_us=200,footprint_gib=0.02,seed=1";
+    for planes in [1, 2] {
+        let s = ttflash_tiny(3, planes, "stripe", spec)
+            .unwrap_or_else(|e| panic!("{planes} planes: {e}"));
+        assert_eq!(s.requests, 20_000);
+    }
+}

@@ -154,7 +154,7 @@ impl WriteFanout for TtFlash {
             Cause::Gc => cx.ftl_ref().map.held(op.src) == cx.ftl_ref().map.newest(lpn),
             _ => return Ok(()),
         };
-        if !current || self.parity.is_parity(lpn) {
+        if !current || self.parity.is_parity_id(lpn) {
             return Ok(());
         }
         if let Some((parity_lpn, parity_die)) = self.parity.placed(cx, lpn, die, cause)? {

@@ -17,11 +17,14 @@ use crate::verify::VerifyError;
 use rustc_hash::FxHashMap;
 
 /// The plane of `die` that parity page `id` is programmed on: parity ids are spread evenly
-/// over the die's planes (GC keeps every plane's free blocks at the same level, so "the plane
-/// with the most free blocks" would pick the first plane nearly always and fill it up).
+/// over the die's planes by a hash (GC keeps every plane's free blocks at the same level, so
+/// "the plane with the most free blocks" would pick the first plane nearly always and fill it
+/// up). Not `id % planes`: ids are handed out in the order stripes are first written, so with
+/// k = 1 every parity page of one die would share the plane parity of its data page's index
+/// and fill that plane (issue 33, N10).
 pub(super) fn plane(geo: &Geometry, id: u32, die: u32) -> u32 {
     let ppd = geo.planes_per_die;
-    die * ppd + id % ppd
+    die * ppd + (id.wrapping_mul(0x85EB_CA6B) >> 13) % ppd
 }
 
 /// One stripe, keyed by its parity page's logical id.
@@ -56,6 +59,9 @@ pub(super) struct Parity {
     free: Vec<u32>,
     /// Read-modify-write: static stripe index (`lpn / k`) → parity id.
     by_index: FxHashMap<u32, u32>,
+    /// Every id ever handed to a parity page, dead stripes' included: a relocation of a parity
+    /// page that finishes after its stripe died must not be taken for data.
+    ids: rustc_hash::FxHashSet<u32>,
 }
 
 impl Parity {
@@ -73,6 +79,7 @@ impl Parity {
             closed: vec![0; groups as usize],
             free: Vec::new(),
             by_index: FxHashMap::default(),
+            ids: rustc_hash::FxHashSet::default(),
         }
     }
 
@@ -80,9 +87,9 @@ impl Parity {
         self.rmw
     }
 
-    /// Whether `lpn` is a parity page.
-    pub(super) fn is_parity(&self, lpn: u32) -> bool {
-        self.stripes.contains_key(&lpn)
+    /// Whether `lpn` is or was a parity page (ids of dead stripes are kept for parity).
+    pub(super) fn is_parity_id(&self, lpn: u32) -> bool {
+        self.ids.contains(&lpn)
     }
 
     /// The die parity page `lpn` is programmed on.
@@ -95,6 +102,7 @@ impl Parity {
             Some(id) => id,
             None => cx.ftl().map.push_logical()?,
         };
+        self.ids.insert(id);
         self.stripes.insert(
             id,
             Stripe {
