@@ -158,7 +158,7 @@ impl Simulation<'_> {
     /// run (a hint: a scheme's host mapping may send them elsewhere).
     fn prefetch_pages(&self, r: &Request) {
         const AHEAD: u64 = 8;
-        let logical = u64::from(self.ftl.map.logical_pages());
+        let logical = u64::from(self.host_pages());
         let pages = self.page_range(r);
         for page in pages.start..pages.end.min(pages.start + AHEAD) {
             self.ftl.map.prefetch((page % logical) as u32);

@@ -6,12 +6,12 @@ use super::{SimError, Simulation};
 use crate::schemes::{CacheRead, CacheWrite, Seam};
 
 impl Simulation<'_> {
-    /// Host logical pages (the layer's, or the FTL's without one).
+    /// Host logical pages (the layer's, or the FTL's as built without one).
     pub(super) fn host_pages(&self) -> u32 {
         self.policies
             .mapper()
             .and_then(|p| p.host_pages())
-            .unwrap_or_else(|| self.ftl.map.logical_pages())
+            .unwrap_or(self.host_logical)
     }
 
     /// The FTL page a host read of `lpn` goes to.

@@ -222,6 +222,10 @@ pub type Progress<'p> = Box<dyn FnMut(u64) + 'p>;
 /// One simulated SSD replaying one workload.
 pub struct Simulation<'w> {
     cfg: Config,
+    /// Logical pages the host addresses without a host-map layer: the FTL's table as built,
+    /// not the ids a policy appends later for pages of its own (parity), which host writes
+    /// must not reach.
+    host_logical: u32,
     opts: RunOptions,
     geo: Geometry,
     timing: Timing,
@@ -326,6 +330,8 @@ impl<'w> Simulation<'w> {
         let geo = Geometry::of(cfg);
         let started = Instant::now();
         let mut ftl = Ftl::new(cfg, rngs.stream("gc-victim"))?;
+        // The host's pages, before any policy appends pages of its own.
+        let host_logical = ftl.map.logical_pages();
         let policies = crate::schemes::Policies::for_config(cfg);
         ftl.relocate_into_levels(policies.relocation_levels());
         // The drive was formatted under the same level policy.
@@ -340,6 +346,7 @@ impl<'w> Simulation<'w> {
             ftl.open_streams(&policies.streams())?;
         }
         let mut sim = Simulation {
+            host_logical,
             timing: Timing::of(cfg),
             now: SimTime::ZERO,
             events: EventQueue::default(),

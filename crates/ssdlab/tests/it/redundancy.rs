@@ -237,9 +237,13 @@ fn ttflash_full_stripes_never_count_a_dead_stripes_parity_as_data() {
     // Random 16 KiB writes over more than the logical space (folded onto it): GC moves
     // parity pages while their stripes die.
     let spec = "requests=20000,write_ratio=1,size_kib=16,iat_us=200,footprint_gib=0.02,seed=1";
-    for planes in [1, 2] {
-        let s = ttflash_tiny(3, planes, "stripe", spec)
-            .unwrap_or_else(|e| panic!("{planes} planes: {e}"));
+    for (k, planes) in [(3, 1), (3, 2), (1, 1)] {
+        let s = ttflash_tiny(k, planes, "stripe", spec)
+            .unwrap_or_else(|e| panic!("k={k}, {planes} planes: {e}"));
         assert_eq!(s.requests, 20_000);
+        // On the k = 1 drive (half the pages are parity) the writes are folded onto the host's
+        // pages, never onto the parity ids appended after them (they overwrote parity pages
+        // and failed --verify).
+        assert_eq!(s.wrapped_requests > 0, k == 1);
     }
 }
