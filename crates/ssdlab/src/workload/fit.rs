@@ -617,6 +617,10 @@ fn fit_onoff(
     };
     for p_on in grid(0.002, 0.9, 24) {
         for s in grid(10.0 / span_ms.max(1.0), 10.0, 28) {
+            // At most 1e5 ON/OFF cycles between two arrivals (the generator refuses 1e6).
+            if s * p_on * (1.0 - p_on) / rate > 1e5 {
+                continue;
+            }
             for f in grid(1e-3, 1.0, 12) {
                 // Share of arrivals in ON, from p_on (no bias) towards 1 (nothing while OFF).
                 let share = (p_on + (1.0 - p_on) * f).min(1.0);

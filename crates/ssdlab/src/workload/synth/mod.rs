@@ -710,6 +710,25 @@ mod tests {
     }
 
     #[test]
+    fn specs_that_would_take_forever_to_draw_are_refused() {
+        // A batch larger than the stream, and ON/OFF periods far shorter than the gap between
+        // arrivals (each arrival would draw ~1e10 periods): found by fuzz_synth.
+        let e = "requests=300,read_arrivals=onoff,read_on_ms=2,read_off_ms=20,read_on_share=0.9,read_batch=9e18"
+            .parse::<SynthSpec>()
+            .and_then(|s| s.validate())
+            .unwrap_err();
+        assert!(
+            e.contains("read_batch") && e.contains("at most the requests"),
+            "{e}"
+        );
+        let e = "requests=300,iat_us=5e10,arrivals=onoff,on_ms=0.001,off_ms=0.001,on_share=0.9"
+            .parse::<SynthSpec>()
+            .and_then(|s| s.validate())
+            .unwrap_err();
+        assert!(e.contains("ON/OFF cycles per arrival"), "{e}");
+    }
+
+    #[test]
     fn synth_counts_must_be_whole_numbers() {
         for bad in [
             "requests=-5",

@@ -97,6 +97,9 @@ impl fmt::Display for Sizes {
     }
 }
 
+/// Most ON/OFF cycles an arrival process may pass on average between two arrivals.
+const MAX_CYCLES_PER_ARRIVAL: f64 = 1e6;
+
 /// Largest address range a spec may span, GiB (1 EiB: its byte offsets stay far within u64).
 const MAX_FOOTPRINT_GIB: f64 = 1_073_741_824.0;
 
@@ -197,7 +200,7 @@ impl SynthSpec {
         if !(self.dup_pool > 0.0 && self.dup_pool <= 1.0) {
             return Err(format!("dup_pool = {}: must be in (0, 1]", self.dup_pool));
         }
-        check_batch("", self.batch, self.batch_us)?;
+        check_batch("", self.batch, self.batch_us, self.requests)?;
         if (self.batch > 1.0 || self.batch_us > 0.0) && gap <= 0.0 {
             return Err("iat_us = 0: batches need a mean gap > 0".into());
         }
@@ -211,12 +214,44 @@ impl SynthSpec {
             }
         }
         for (prefix, op) in [("read_", &self.read), ("write_", &self.write)] {
-            op.validate(prefix, self.footprint_gib)?;
+            op.validate(prefix, self.footprint_gib, self.requests)?;
         }
         if self.split() && gap <= 0.0 {
             return Err(
                 "iat_us = 0: separate read and write arrival processes need a mean gap > 0".into(),
             );
+        }
+        self.check_cycles()
+    }
+
+    /// An ON/OFF process draws its periods one by one until an arrival: refuses one whose
+    /// mean gap between arrivals (batches) spans more than [`MAX_CYCLES_PER_ARRIVAL`] ON/OFF
+    /// cycles, which would take that many draws per arrival.
+    fn check_cycles(&self) -> Result<(), String> {
+        let gap = self.mean_gap_us();
+        let (w, c) = (self.write_ratio, self.cobatch);
+        let whole = OpSpec::default();
+        let sides = if self.split() {
+            vec![
+                ("read_", &self.read, (1.0 - w) * (1.0 - c)),
+                ("write_", &self.write, w + c * (1.0 - w)),
+            ]
+        } else {
+            vec![("", &whole, 1.0)]
+        };
+        for (prefix, op, share) in sides {
+            let p = op.arrivals.unwrap_or(self.process());
+            let batch = op.batch.unwrap_or(self.batch);
+            if let (Process::OnOff { on_ms, off_ms, .. }, true) = (p, share > 0.0) {
+                let batch_gap_us = gap / share * batch;
+                let cycles = batch_gap_us / ((on_ms + off_ms) * 1e3);
+                if cycles > MAX_CYCLES_PER_ARRIVAL {
+                    return Err(format!(
+                        "{prefix}on_ms + {prefix}off_ms = {} ms against a mean gap of {batch_gap_us:.3e} us between this process's arrivals ({prefix}batch = {batch}): {cycles:.1e} ON/OFF cycles per arrival, more than {MAX_CYCLES_PER_ARRIVAL:e}; lengthen the periods or shorten the gap",
+                        on_ms + off_ms
+                    ));
+                }
+            }
         }
         Ok(())
     }
@@ -230,10 +265,15 @@ impl SynthSpec {
 }
 
 /// Checks a mean batch size and the gap within batches.
-fn check_batch(prefix: &str, batch: f64, batch_us: f64) -> Result<(), String> {
+fn check_batch(prefix: &str, batch: f64, batch_us: f64, requests: u64) -> Result<(), String> {
     if !(batch.is_finite() && batch >= 1.0) {
         return Err(format!(
             "{prefix}batch = {batch}: must be >= 1 (requests per arrival)"
+        ));
+    }
+    if batch > (requests as f64).max(1.0) {
+        return Err(format!(
+            "{prefix}batch = {batch}: a mean batch must be at most the requests ({requests})"
         ));
     }
     if !(batch_us.is_finite() && batch_us >= 0.0) {
@@ -243,11 +283,12 @@ fn check_batch(prefix: &str, batch: f64, batch_us: f64) -> Result<(), String> {
 }
 
 impl OpSpec {
-    fn validate(&self, prefix: &str, footprint_gib: f64) -> Result<(), String> {
+    fn validate(&self, prefix: &str, footprint_gib: f64, requests: u64) -> Result<(), String> {
         check_batch(
             prefix,
             self.batch.unwrap_or(1.0),
             self.batch_us.unwrap_or(0.0),
+            requests,
         )?;
         if let Some(p) = &self.arrivals {
             p.validate(prefix)?;
