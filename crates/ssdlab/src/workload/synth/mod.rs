@@ -184,6 +184,32 @@ impl SynthSpec {
         })
     }
 
+    /// The one process of a stream that is not split.
+    fn whole_side(&self) -> SideSpec {
+        SideSpec {
+            process: self.process(),
+            batch: self.batch,
+            batch_us: self.batch_us,
+            share: 1.0,
+        }
+    }
+
+    /// The two processes of a split stream, reads then writes. Co-batched reads move from the
+    /// read process to the write process's batches.
+    fn split_sides(&self) -> [SideSpec; 2] {
+        let (w, c) = (self.write_ratio, self.cobatch);
+        let of = |op: &OpSpec, share: f64| SideSpec {
+            process: op.arrivals.unwrap_or(self.process()),
+            batch: op.batch.unwrap_or(self.batch),
+            batch_us: op.batch_us.unwrap_or(self.batch_us),
+            share,
+        };
+        [
+            of(&self.read, (1.0 - w) * (1.0 - c)),
+            of(&self.write, w + c * (1.0 - w)),
+        ]
+    }
+
     /// The sizes of both directions (`size_kib` with its weights).
     fn sizes(&self) -> Sizes {
         Sizes {
@@ -216,32 +242,34 @@ impl SynthSpec {
         let gap = self.mean_gap_us();
         let total_us = gap * self.requests as f64;
         let clock = if self.split() {
-            let side = |op: &OpSpec, share: f64, seed: u64| {
-                (share > 0.0).then(|| {
-                    let p = op.arrivals.unwrap_or(self.process());
-                    let batch = op.batch.unwrap_or(self.batch);
-                    let batch_us = op.batch_us.unwrap_or(self.batch_us);
-                    Side::new(p, gap / share, total_us, batch, batch_us, self.seed ^ seed)
+            let [read, write] = self.split_sides();
+            let side = |p: &SideSpec, seed: u64| {
+                (p.share > 0.0).then(|| {
+                    Side::new(
+                        p.process,
+                        gap / p.share,
+                        total_us,
+                        p.batch,
+                        p.batch_us,
+                        self.seed ^ seed,
+                    )
                 })
             };
-            // Co-batched reads move from the read process to the write process's batches.
-            let (w, c) = (self.write_ratio, self.cobatch);
-            let riders = c * (1.0 - w);
-            let mut writes = side(&self.write, w + riders, SEED_WRITES);
+            let mut writes = side(&write, SEED_WRITES);
+            // The reads riding in write batches: their share of the write process.
+            let riders = self.cobatch * (1.0 - self.write_ratio);
             if let Some(s) = writes.as_mut().filter(|_| riders > 0.0) {
-                s.reads = riders / (w + riders);
+                s.reads = riders / write.share;
             }
-            Clock::Split(Box::new([
-                side(&self.read, (1.0 - w) * (1.0 - c), SEED_READS),
-                writes,
-            ]))
+            Clock::Split(Box::new([side(&read, SEED_READS), writes]))
         } else if self.burst.is_some() || self.batch > 1.0 || self.batch_us > 0.0 {
+            let p = self.whole_side();
             Clock::Burst(Box::new(Side::new(
-                self.process(),
+                p.process,
                 gap,
                 total_us,
-                self.batch,
-                self.batch_us,
+                p.batch,
+                p.batch_us,
                 self.seed ^ SEED_BURST,
             )))
         } else {
@@ -294,6 +322,15 @@ impl SynthSpec {
             next_page: 0,
         })
     }
+}
+
+/// What one arrival process of a spec draws: its process, mean batch, mean gap within a batch
+/// and share of the request rate.
+struct SideSpec {
+    process: Process,
+    batch: f64,
+    batch_us: f64,
+    share: f64,
 }
 
 /// One running arrival process with its own generator, in batches.

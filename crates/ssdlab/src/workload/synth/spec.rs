@@ -229,20 +229,15 @@ impl SynthSpec {
     /// cycles, which would take that many draws per arrival.
     fn check_cycles(&self) -> Result<(), String> {
         let gap = self.mean_gap_us();
-        let (w, c) = (self.write_ratio, self.cobatch);
-        let whole = OpSpec::default();
         let sides = if self.split() {
-            vec![
-                ("read_", &self.read, (1.0 - w) * (1.0 - c)),
-                ("write_", &self.write, w + c * (1.0 - w)),
-            ]
+            let [read, write] = self.split_sides();
+            vec![("read_", read), ("write_", write)]
         } else {
-            vec![("", &whole, 1.0)]
+            vec![("", self.whole_side())]
         };
-        for (prefix, op, share) in sides {
-            let p = op.arrivals.unwrap_or(self.process());
-            let batch = op.batch.unwrap_or(self.batch);
-            if let (Process::OnOff { on_ms, off_ms, .. }, true) = (p, share > 0.0) {
+        for (prefix, side) in sides {
+            let (share, batch) = (side.share, side.batch);
+            if let (Process::OnOff { on_ms, off_ms, .. }, true) = (side.process, share > 0.0) {
                 let batch_gap_us = gap / share * batch;
                 let cycles = batch_gap_us / ((on_ms + off_ms) * 1e3);
                 if cycles > MAX_CYCLES_PER_ARRIVAL {
