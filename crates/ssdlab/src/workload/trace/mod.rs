@@ -11,7 +11,7 @@ pub use stats::{stats, summarise, TraceStats};
 use super::Request;
 use flate2::read::MultiGzDecoder;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Chain, Cursor, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -203,22 +203,16 @@ fn open(path: &Path) -> Result<Box<dyn Read + Send>, TraceError> {
     })
 }
 
+/// Bytes peeked from a reader, and the reader with them put back in front.
+type Peeked<R> = (Vec<u8>, Chain<Cursor<Vec<u8>>, R>);
+
 /// The first `n` bytes of `r` (fewer only at its end), however its reads are chunked (a pipe
-/// may deliver one byte at a time), and a reader that yields them again before the rest.
-fn peek(mut r: Box<dyn Read + Send>, n: usize) -> std::io::Result<(Vec<u8>, Box<dyn Read + Send>)> {
-    let mut head = vec![0; n];
-    let mut got = 0;
-    while got < n {
-        match r.read(&mut head[got..]) {
-            Ok(0) => break,
-            Ok(k) => got += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    head.truncate(got);
-    let again = Box::new(std::io::Cursor::new(head.clone()).chain(r));
-    Ok((head, again))
+/// may deliver one byte at a time), and `r` with them put back in front (buffered like `r`
+/// when `r` is).
+fn peek<R: Read>(mut r: R, n: usize) -> std::io::Result<Peeked<R>> {
+    let mut head = Vec::with_capacity(n);
+    r.by_ref().take(n as u64).read_to_end(&mut head)?;
+    Ok((head.clone(), Cursor::new(head).chain(r)))
 }
 
 /// Buffers `raw`, decompressing gzip (detected by its magic bytes, peeked and put back).
@@ -265,8 +259,8 @@ impl TraceReader {
             None => {
                 // A whole binary vSCSI record, however the source chunks its reads.
                 let (head, rest) =
-                    peek(Box::new(input), formats::VSCSI_RECORD_BYTES).map_err(io_error(path))?;
-                input = Box::new(BufReader::with_capacity(1 << 16, rest));
+                    peek(input, formats::VSCSI_RECORD_BYTES).map_err(io_error(path))?;
+                input = Box::new(rest);
                 if head.is_empty() {
                     return Err(TraceError::Empty {
                         path: path.to_path_buf(),
@@ -277,7 +271,7 @@ impl TraceReader {
                 } else {
                     // Detection reads the first lines; they are put back in front of the rest.
                     let (format, sample) = detect::detect(path, &mut input)?;
-                    input = Box::new(std::io::Cursor::new(sample).chain(input));
+                    input = Box::new(Cursor::new(sample).chain(input));
                     format
                 }
             }
@@ -474,9 +468,7 @@ impl TraceReader {
             found,
         })
     }
-}
 
-impl TraceReader {
     /// The end of the input: an error naming what became of the records when none of them
     /// was a request to replay.
     fn end(&mut self) -> Result<Option<Request>, TraceError> {
