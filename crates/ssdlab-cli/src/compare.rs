@@ -30,8 +30,8 @@ pub fn compare(files: &[PathBuf], json: bool) -> Result<String> {
     let runs: Vec<Value> = files
         .iter()
         .map(|f| {
-            let text = ssdlab::textfile::read_text(f)
-                .with_context(|| format!("reading {}", f.display()))?;
+            let text =
+                ssdlab::files::read_text(f).with_context(|| format!("reading {}", f.display()))?;
             let v: Value = serde_json::from_str(&text)
                 .with_context(|| format!("{}: not a JSON summary", f.display()))?;
             // An experiment result holds the summary under `summary`.

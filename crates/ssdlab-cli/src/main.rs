@@ -199,7 +199,7 @@ fn run(a: RunArgs) -> Result<()> {
     .collect();
     output::check_distinct(&inputs, &outputs)?;
     // Fail on an unwritable output before simulating, not after.
-    let json_out = a.json.as_deref().map(output::Output::create).transpose()?;
+    let json_out = a.json.as_deref().map(output::create).transpose()?;
     if let Some(path) = &a.summary_csv {
         summary_csv::check(path)?;
     }
@@ -328,7 +328,7 @@ fn run(a: RunArgs) -> Result<()> {
         let text = serde_json::to_string_pretty(&summary)? + "\n";
         out.write_all(text.as_bytes())
             .with_context(|| format!("writing {}", out.path().display()))?;
-        out.commit()?;
+        output::commit(out)?;
     }
     if let Some(path) = &a.summary_csv {
         let extra = [("source", source.clone()), ("seed", a.seed.to_string())];
@@ -384,7 +384,7 @@ impl Total {
 fn synth(a: SynthArgs) -> Result<()> {
     let spec = a.spec().map_err(anyhow::Error::msg)?;
     let gen = spec.generate().map_err(anyhow::Error::msg)?;
-    let mut out = std::io::BufWriter::new(output::Output::create(&a.out)?);
+    let mut out = std::io::BufWriter::new(output::create(&a.out)?);
     let what = || format!("writing {}", a.out.display());
     let (n, format) = if spec.dedup > 0.0 {
         (gen.write_fiu(&mut out).with_context(what)?, "FIU IODedup")
@@ -394,10 +394,11 @@ fn synth(a: SynthArgs) -> Result<()> {
             "MSR Cambridge CSV",
         )
     };
-    out.into_inner()
-        .map_err(|e| e.into_error())
-        .with_context(what)?
-        .commit()?;
+    output::commit(
+        out.into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(what)?,
+    )?;
     eprintln!("wrote {n} requests to {} ({format})", a.out.display());
     Ok(())
 }

@@ -1,9 +1,10 @@
 //! `run --requests-out FILE`: one CSV row per completed request, streamed (gzip when the name
 //! ends in `.gz`) to a temporary file that replaces FILE only when the run completes.
 
-use crate::output::Output;
+use crate::output;
 use anyhow::{Context, Result};
 use flate2::write::GzEncoder;
+use ssdlab::files::Output;
 use ssdlab::metrics::RequestRecord;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -41,7 +42,7 @@ impl RequestsOut {
     /// Opens `path`'s temporary file before the run, so an unwritable path fails at once and
     /// an existing file stays as it is until the run completes.
     pub fn create(path: &Path) -> Result<Self> {
-        let file = BufWriter::with_capacity(1 << 16, Output::create(path)?);
+        let file = BufWriter::with_capacity(1 << 16, output::create(path)?);
         let sink = if path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
@@ -80,10 +81,11 @@ impl RequestsOut {
             Sink::Plain(w) => w,
             Sink::Gzip(w) => w.finish().with_context(what)?,
         };
-        file.into_inner()
-            .map_err(|e| e.into_error())
-            .with_context(what)?
-            .commit()?;
+        output::commit(
+            file.into_inner()
+                .map_err(|e| e.into_error())
+                .with_context(what)?,
+        )?;
         Ok(self.rows)
     }
 }

@@ -2,7 +2,7 @@
 //! An append is whole or nothing: the file with its new row is written beside it and renamed
 //! onto it, so a failed or killed run leaves the rows that were there and no partial one.
 
-use crate::output::Output;
+use crate::output;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 use std::path::Path;
@@ -46,20 +46,26 @@ fn walk(v: &Value, key: String, out: &mut Vec<(String, String)>) {
 /// pipe would be read without bound for its header and cannot be replaced whole), in a
 /// directory that can be written.
 pub fn check(path: &Path) -> Result<()> {
+    regular(path)?;
+    output::create(path).map(drop)
+}
+
+/// Refuses a `path` that exists and is not a regular file.
+fn regular(path: &Path) -> Result<()> {
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
         bail!(
             "--summary-csv {}: not a regular file (rows are appended to a CSV file, which is replaced whole)",
             path.display()
         );
     }
-    Output::create(path).map(drop)
+    Ok(())
 }
 
 /// Appends `summary` as one row to `path`: a new or empty file gets the header first; an
 /// existing header must name every column of this run (a run with other sections, e.g. a
 /// scheme's, goes to another file) and its columns this run lacks stay empty.
 pub fn append(path: &Path, summary: &Value, extra: &[(&str, String)]) -> Result<()> {
-    check(path)?;
+    regular(path)?;
     let mut row: Vec<(String, String)> = extra
         .iter()
         .map(|(k, v)| (k.to_string(), v.clone()))
@@ -75,7 +81,7 @@ pub fn append(path: &Path, summary: &Value, extra: &[(&str, String)]) -> Result<
             .collect(),
         Err(_) => Vec::new(),
     };
-    let mut out = Output::create(path)?;
+    let mut out = output::create(path)?;
     if let Ok(mut old) = std::fs::File::open(path) {
         std::io::copy(&mut old, &mut out).with_context(|| format!("copying {}", path.display()))?;
     }
@@ -109,10 +115,11 @@ pub fn append(path: &Path, summary: &Value, extra: &[(&str, String)]) -> Result<
         })
         .collect();
     w.write_record(&record)?;
-    w.into_inner()
-        .map_err(|e| e.into_error())
-        .with_context(|| format!("writing {}", path.display()))?
-        .commit()
+    output::commit(
+        w.into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(|| format!("writing {}", path.display()))?,
+    )
 }
 
 #[cfg(test)]

@@ -874,7 +874,7 @@ impl ConfigBuilder {
     /// # Errors
     /// [`ConfigError::Io`] or [`ConfigError::Parse`].
     pub fn overlay_file(self, path: &std::path::Path) -> Result<Self, ConfigError> {
-        let text = crate::textfile::read_text(path).map_err(|source| ConfigError::Io {
+        let text = crate::files::read_text(path).map_err(|source| ConfigError::Io {
             path: path.display().to_string(),
             source,
         })?;
@@ -1030,79 +1030,66 @@ fn at_key(text: &str, e: &toml::de::Error) -> String {
 /// every key to its value and is not noted). Each note names the key and the setting that
 /// turns it on.
 fn inert_keys(user: &toml::Table, base: &toml::Table, cfg: &Config) -> Vec<String> {
-    let set = |section: &str| -> Vec<String> {
-        let of = |t: &toml::Table| t.get(section).and_then(toml::Value::as_table).cloned();
-        let preset = of(base).unwrap_or_default();
-        of(user)
-            .map(|t| {
-                t.iter()
-                    .filter(|(k, v)| preset.get(*k) != Some(*v))
-                    .map(|(k, _)| format!("{section}.{k}"))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let mut notes = Vec::new();
-    let mut inert = |keys: Vec<String>, why: &str| {
-        notes.extend(
-            keys.into_iter()
-                .map(|k| format!("{k} has no effect: {why}")),
-        );
-    };
-    let r = &cfg.redundancy;
-    let keys = set("redundancy");
-    inert(
-        keys.iter()
-            .filter(|k| {
-                (k.ends_with(".ttflash_k") || k.ends_with(".parity_update"))
-                    && r.scheme != RedundancyScheme::Ttflash
-            })
-            .cloned()
-            .collect(),
-        "TTFlash is off (redundancy.scheme = \"ttflash\" or --scheme ttflash turns it on)",
-    );
-    inert(
-        keys.iter()
-            .filter(|k| k.ends_with(".rails_switch_us") && r.scheme != RedundancyScheme::Rails)
-            .cloned()
-            .collect(),
-        "Rails is off (redundancy.scheme = \"rails\" or --scheme rails turns it on)",
-    );
-    if cfg.suspend.policy == SuspendPolicy::Off {
-        inert(
-            set("suspend")
-                .into_iter()
-                .filter(|k| k != "suspend.policy")
-                .collect(),
+    // Every `section.key` the user set to a value the preset does not have.
+    let mut changed = Vec::new();
+    for (section, v) in user {
+        let (Some(t), preset) = (
+            v.as_table(),
+            base.get(section).and_then(toml::Value::as_table),
+        ) else {
+            continue;
+        };
+        for (k, v) in t {
+            if preset.and_then(|p| p.get(k)) != Some(v) {
+                changed.push(format!("{section}.{k}"));
+            }
+        }
+    }
+    let r = &cfg.redundancy.scheme;
+    // (the feature is off, the keys of its parameters, what turns it on)
+    type Rule<'a> = (bool, &'a dyn Fn(&str) -> bool, &'a str);
+    let rules: [Rule; 5] = [
+        (
+            *r != RedundancyScheme::Ttflash,
+            &|k| matches!(k, "redundancy.ttflash_k" | "redundancy.parity_update"),
+            "TTFlash is off (redundancy.scheme = \"ttflash\" or --scheme ttflash turns it on)",
+        ),
+        (
+            *r != RedundancyScheme::Rails,
+            &|k| k == "redundancy.rails_switch_us",
+            "Rails is off (redundancy.scheme = \"rails\" or --scheme rails turns it on)",
+        ),
+        (
+            cfg.suspend.policy == SuspendPolicy::Off,
+            &|k| k.starts_with("suspend.") && k != "suspend.policy",
             "suspension is off (suspend.policy or a P/E-suspension scheme turns it on)",
-        );
-    }
-    let host = set("host");
-    if cfg.host.mode == HostMode::Open {
-        inert(
-            host.iter()
-                .filter(|k| *k == "host.queue_depth")
-                .cloned()
-                .collect(),
+        ),
+        (
+            cfg.host.mode == HostMode::Open,
+            &|k| k == "host.queue_depth",
             "host.mode = \"open\" replays the timestamps (host.mode = \"closed\" keeps queue_depth requests outstanding)",
-        );
-    }
-    if cfg.host.link == HostLink::None {
-        inert(
-            host.into_iter()
-                .filter(|k| {
-                    [
-                        "host.link_mb_s",
-                        "host.link_command_bytes",
-                        "host.link_full_duplex",
-                    ]
-                    .contains(&k.as_str())
-                })
-                .collect(),
+        ),
+        (
+            cfg.host.link == HostLink::None,
+            &|k| {
+                matches!(
+                    k,
+                    "host.link_mb_s" | "host.link_command_bytes" | "host.link_full_duplex"
+                )
+            },
             "host.link = \"none\" charges no transfers (host.link = \"custom\" uses these)",
-        );
-    }
-    notes
+        ),
+    ];
+    rules
+        .iter()
+        .filter(|(off, _, _)| *off)
+        .flat_map(|(_, applies, why)| {
+            changed
+                .iter()
+                .filter(|k| applies(k))
+                .map(move |k| format!("{k} has no effect: {why}"))
+        })
+        .collect()
 }
 
 /// Names the requested schemes under a list of violations, so a user sees which scheme brought

@@ -22,21 +22,10 @@ fn result_path(dir: &Path, id: &str) -> PathBuf {
     dir.join(RESULTS_DIR).join(format!("{id}.json"))
 }
 
-/// Writes a file atomically (temporary file, then rename), so an interrupted run never leaves
-/// a half-written result that would later count as finished.
+/// Writes a result or job file whole ([`crate::files::write_whole`]), so an interrupted run
+/// never leaves a half-written result that would later count as finished.
 pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), ExperimentError> {
-    // A name no other writer uses (process, then a per-process counter), so two runs on one
-    // directory cannot interleave their temporary files; the rename is atomic either way.
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = path.with_extension(format!("json.{}-{n}.tmp", std::process::id()));
-    let done = std::fs::write(&tmp, text)
-        .map_err(io_err(path))
-        .and_then(|()| std::fs::rename(&tmp, path).map_err(io_err(path)));
-    if done.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    done
+    crate::files::write_whole(path, text.as_bytes()).map_err(io_err(path))
 }
 
 /// Hashes of points, fingerprinting each distinct workload once; a point whose config or
@@ -94,7 +83,7 @@ pub fn lock(dir: &Path) -> Result<DirLock, ExperimentError> {
 }
 
 fn existing_hash(path: &Path) -> Option<String> {
-    let text = crate::textfile::read_text(path).ok()?;
+    let text = crate::files::read_text(path).ok()?;
     let r: PointResult = serde_json::from_str(&text).ok()?;
     // A damaged or edited result is run again.
     r.intact().then_some(r.point_hash)
@@ -257,7 +246,7 @@ pub fn run_job(
     out_dir: &Path,
     max_memory: Option<u64>,
 ) -> Result<PathBuf, ExperimentError> {
-    let text = crate::textfile::read_text(job_file).map_err(io_err(job_file))?;
+    let text = crate::files::read_text(job_file).map_err(io_err(job_file))?;
     let job: JobSpec = serde_json::from_str(&text).map_err(|e| ExperimentError::Spec {
         path: job_file.display().to_string(),
         message: e.to_string(),
@@ -318,7 +307,7 @@ pub fn load_results(spec: &ExperimentSpec, dir: &Path) -> Loaded {
         .zip(hashes)
         .map(|(p, hash)| {
             let r = hash.ok().and_then(|hash| {
-                crate::textfile::read_text(&result_path(dir, &p.id))
+                crate::files::read_text(&result_path(dir, &p.id))
                     .ok()
                     .and_then(|t| serde_json::from_str::<PointResult>(&t).ok())
                     .filter(|r| r.point_hash == hash)
@@ -364,7 +353,7 @@ pub fn collect(
     entries.sort_by_key(|e| e.path());
     for e in entries {
         let path = e.path();
-        let parsed = crate::textfile::read_text(&path)
+        let parsed = crate::files::read_text(&path)
             .ok()
             .and_then(|t| serde_json::from_str::<PointResult>(&t).ok());
         match parsed {

@@ -169,7 +169,7 @@ impl ExperimentSpec {
     /// that is not a variant, a workload with both or neither of `trace` and `synth`).
     pub fn load(dir: &Path) -> Result<Self, ExperimentError> {
         let path = dir.join("experiment.toml");
-        let text = crate::textfile::read_text(&path).map_err(io_err(&path))?;
+        let text = crate::files::read_text(&path).map_err(io_err(&path))?;
         let spec: ExperimentSpec = toml::from_str(&text).map_err(|e| ExperimentError::Spec {
             path: path.display().to_string(),
             message: e.to_string().trim_end().to_string(),
@@ -242,7 +242,8 @@ impl ExperimentSpec {
                 self.variants.len()
             ));
         }
-        let labels: Vec<String> = self.combos().iter().map(grid_label).collect();
+        let combos = self.combos();
+        let labels: Vec<String> = combos.iter().map(grid_label).collect();
         for w in &self.workloads {
             if let Some(bad) = w.grid_set.keys().find(|k| !labels.contains(k)) {
                 return Err(format!(
@@ -252,19 +253,19 @@ impl ExperimentSpec {
                 ));
             }
         }
-        let combos = self.combos();
         let mut ids: BTreeMap<String, String> = BTreeMap::new();
         for w in &self.workloads {
-            for combo in &combos {
+            for (combo, label) in combos.iter().zip(&labels) {
                 for v in &self.variants {
                     let id = point_id(&w.name, combo, &v.name);
-                    let what = format!("workload `{}`, variant `{}`", w.name, v.name);
+                    let what = format!(
+                        "workload `{}`, grid `{label}`, variant `{}`",
+                        w.name, v.name
+                    );
                     if let Some(other) = ids.insert(id.clone(), what.clone()) {
-                        if other != what {
-                            return Err(format!(
-                                "{other} and {what} map to the same result file `results/{id}.json` (names are reduced to letters, digits, `-` and `.`); rename one"
-                            ));
-                        }
+                        return Err(format!(
+                            "{other} and {what} map to the same result file `results/{id}.json` (names are reduced to letters, digits, `-` and `.`); rename one"
+                        ));
                     }
                 }
             }
@@ -520,6 +521,17 @@ set = ["sched.policy=rps"]
         let spec: ExperimentSpec = toml::from_str(&bad).unwrap();
         let e = spec.check().unwrap_err();
         assert!(e.contains("same result file"), "{e}");
+    }
+
+    #[test]
+    fn colliding_grid_values_are_refused() {
+        let bad = SPEC.replace(r#"["slc", "mlc", "tlc"]"#, r#"["a/b", "a_b"]"#);
+        let spec: ExperimentSpec = toml::from_str(&bad).unwrap();
+        let e = spec.check().unwrap_err();
+        assert!(
+            e.contains("grid `cell=a/b") && e.contains("same result file"),
+            "{e}"
+        );
     }
 
     #[test]
