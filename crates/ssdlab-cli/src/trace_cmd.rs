@@ -196,9 +196,10 @@ fn write_profile(o: &mut String, p: &Profile) -> Result<()> {
     let k = &b.coupling;
     writeln!(
         o,
-        "reads near writes  {} % within 1 ms, {} % within 10 ms after a write",
+        "reads near writes  {} % within 1 ms, {} % within 10 ms after a write; {} % of those within 1 ms read a page written then",
         opt(k.read_within_1ms_of_write_pct, 2),
-        opt(k.read_within_10ms_of_write_pct, 2)
+        opt(k.read_within_10ms_of_write_pct, 2),
+        opt(k.near_reads_of_written_pct, 1)
     )?;
     for (name, q) in [("read", &p.read_popularity), ("write", &p.write_popularity)] {
         writeln!(

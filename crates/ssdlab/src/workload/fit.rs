@@ -365,6 +365,17 @@ fn direct(t: &Profile, seed: u64) -> (SynthSpec, Vec<ArrivalChoice>) {
         .map_or(0.0, |p| {
             ((p / 100.0 - chance) / (1.0 - chance).max(1e-9)).clamp(0.0, 0.95)
         });
+    // Near reads that read back a page written in that millisecond are taken to be riders
+    // (chance seldom lands a read on a page just written): their share of the riders.
+    spec.cobatch_raw = match (
+        t.burstiness.coupling.read_within_1ms_of_write_pct,
+        t.burstiness.coupling.near_reads_of_written_pct,
+    ) {
+        (Some(near), Some(back)) if spec.cobatch > 0.0 => {
+            (near * back / 100.0 / (100.0 * spec.cobatch)).clamp(0.0, 1.0)
+        }
+        _ => 0.0,
+    };
     round_spec(&mut spec);
     (spec, choices)
 }
@@ -428,6 +439,7 @@ fn round_spec(spec: &mut SynthSpec) {
         &mut spec.raw_dist,
         &mut spec.dist_sigma,
         &mut spec.cobatch,
+        &mut spec.cobatch_raw,
     ] {
         r(x);
     }
@@ -739,6 +751,11 @@ fn residuals(t: &Profile, g: &Profile) -> Vec<Residual> {
             tc.read_within_10ms_of_write_pct,
             gc.read_within_10ms_of_write_pct,
         ),
+        (
+            "near_reads_of_written_pct",
+            tc.near_reads_of_written_pct,
+            gc.near_reads_of_written_pct,
+        ),
     ] {
         if let Some(x) = x {
             add(&format!("burstiness.coupling.{stat}"), x, y.unwrap_or(0.0));
@@ -833,6 +850,15 @@ fn correct(spec: &mut SynthSpec, t: &Profile, g: &Profile, popularity: Start) {
         g.burstiness.coupling.read_within_1ms_of_write_pct,
     ) {
         spec.cobatch = (spec.cobatch + (x - y) / 100.0).clamp(0.0, 0.99);
+    }
+    if let (Some(x), Some(y)) = (
+        t.burstiness.coupling.near_reads_of_written_pct,
+        g.burstiness.coupling.near_reads_of_written_pct,
+    ) {
+        spec.cobatch_raw = (spec.cobatch_raw + (x - y) / 100.0).clamp(0.0, 1.0);
+    }
+    if spec.cobatch <= 0.0 {
+        spec.cobatch_raw = 0.0;
     }
     if g.page_types.mixed_pct > 0.0 {
         spec.rw_mix =

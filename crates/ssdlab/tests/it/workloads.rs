@@ -136,8 +136,34 @@ fn cobatched_reads_sit_behind_writes_and_the_fit_finds_them() {
 }
 
 #[test]
+fn riders_read_back_what_their_batch_wrote_and_the_fit_finds_it() {
+    let base = "requests=40000,write_ratio=0.3,iat_us=500,footprint_gib=1,read_arrivals=exp,write_arrivals=onoff,write_on_ms=2,write_off_ms=200,write_on_share=0.9,write_batch=4,write_batch_us=5,cobatch=0.4,seed=4";
+    let back = |p: &Profile| p.burstiness.coupling.near_reads_of_written_pct.unwrap();
+    // Riders drawn as any read land on a page just written only by chance.
+    let other = measure(base);
+    assert!(back(&other) < 2.0, "{}", back(&other));
+    // 80 % of riders read the latest write's start page back; near reads also hold chance
+    // reads of the read process (a few %), which read other pages.
+    let reread = measure(&format!("{base},cobatch_raw=0.8"));
+    assert!((60.0..=82.0).contains(&back(&reread)), "{}", back(&reread));
+    let f = fit(&reread, &FitOptions::default()).unwrap();
+    assert!(f.synth.cobatch_raw > 0.5, "{}", f.spec);
+    let fitted = profile(f.synth.generate().unwrap()).unwrap();
+    assert!(
+        (back(&fitted) - back(&reread)).abs() < 8.0,
+        "{} vs {}",
+        back(&fitted),
+        back(&reread)
+    );
+    let e = "write_ratio=0.5,cobatch_raw=0.5"
+        .parse::<SynthSpec>()
+        .and_then(|s| s.validate());
+    assert!(e.unwrap_err().contains("cobatch_raw"));
+}
+
+#[test]
 fn specs_print_and_parse_back() {
-    let s = "requests=1234,write_ratio=0.25,size_kib=4:0.5|8:0.5,iat_us=75,arrivals=const,batch=2,footprint_gib=2,zipf=0.7,read_arrivals=bmodel,read_b=0.7,read_span_s=3,read_zipf=1.1,read_footprint_gib=0.5,write_arrivals=onoff,write_on_ms=1,write_off_ms=9,write_on_share=0.8,write_batch=3,write_batch_us=5,write_size_kib=16,write_seq=0.2,reread=0.2,reread_dist=7,raw=0.05,cobatch=0.3,seed=9";
+    let s = "requests=1234,write_ratio=0.25,size_kib=4:0.5|8:0.5,iat_us=75,arrivals=const,batch=2,footprint_gib=2,zipf=0.7,read_arrivals=bmodel,read_b=0.7,read_span_s=3,read_zipf=1.1,read_footprint_gib=0.5,write_arrivals=onoff,write_on_ms=1,write_off_ms=9,write_on_share=0.8,write_batch=3,write_batch_us=5,write_size_kib=16,write_seq=0.2,reread=0.2,reread_dist=7,raw=0.05,cobatch=0.3,cobatch_raw=0.6,seed=9";
     let spec: SynthSpec = s.parse().unwrap();
     let again: SynthSpec = spec.to_string().parse().unwrap();
     assert_eq!(spec, again);

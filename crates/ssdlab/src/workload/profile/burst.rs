@@ -3,6 +3,7 @@
 //! bias, a Hurst estimate (aggregated variance) and busy/idle periods at 1 ms.
 
 use serde::Serialize;
+use std::collections::VecDeque;
 
 /// Widths of the reported IDC, ms.
 pub const IDC_SCALES_MS: [f64; 5] = [1.0, 10.0, 100.0, 1000.0, 10_000.0];
@@ -247,7 +248,16 @@ pub struct Coupling {
     pub read_within_1ms_of_write_pct: Option<f64>,
     /// Reads at most 10 ms after a write, % of reads.
     pub read_within_10ms_of_write_pct: Option<f64>,
+    /// Of the reads at most 1 ms after a write, the share whose start page a write of that
+    /// millisecond wrote (a write read back at once), % (`null`: no such reads). Riders of a
+    /// write burst that read what it wrote are served from the controller's copy; riders that
+    /// read other pages may wait for the burst's programs.
+    pub near_reads_of_written_pct: Option<f64>,
 }
+
+/// Writes of the last [`NEAR_WRITE_MS`]\[0\] a near read is checked against (the latest ones; a
+/// burst of more writes than this within 1 ms checks only its latest).
+const NEAR_WRITES_KEPT: usize = 256;
 
 /// Running [`Coupling`] accounting.
 #[derive(Debug, Clone, Default)]
@@ -256,13 +266,30 @@ pub(crate) struct CouplingCounter {
     reads: u64,
     writes: u64,
     near: [u64; 2],
+    /// Near reads (1 ms) whose start page a write of that millisecond wrote.
+    near_written: u64,
+    /// The latest writes: arrival, first page, end page (exclusive).
+    recent: VecDeque<(u64, u64, u64)>,
 }
 
 impl CouplingCounter {
-    pub(crate) fn add(&mut self, t_ns: u64, write: bool) {
+    /// A request arriving at `t_ns` of pages `first..end`.
+    pub(crate) fn add(&mut self, t_ns: u64, write: bool, first: u64, end: u64) {
+        let window = (NEAR_WRITE_MS[0] * 1e6) as u64;
+        while self
+            .recent
+            .front()
+            .is_some_and(|w| t_ns.saturating_sub(w.0) > window)
+        {
+            self.recent.pop_front();
+        }
         if write {
             self.writes += 1;
             self.last_write_ns = Some(t_ns);
+            if self.recent.len() == NEAR_WRITES_KEPT {
+                self.recent.pop_front();
+            }
+            self.recent.push_back((t_ns, first, end));
             return;
         }
         self.reads += 1;
@@ -272,6 +299,7 @@ impl CouplingCounter {
                 *n += u64::from(gap <= ms * 1e6);
             }
         }
+        self.near_written += u64::from(self.recent.iter().any(|w| (w.1..w.2).contains(&first)));
     }
 
     pub(crate) fn finish(&self) -> Coupling {
@@ -281,6 +309,8 @@ impl CouplingCounter {
         Coupling {
             read_within_1ms_of_write_pct: share(self.near[0]),
             read_within_10ms_of_write_pct: share(self.near[1]),
+            near_reads_of_written_pct: (self.near[0] > 0)
+                .then(|| 100.0 * self.near_written as f64 / self.near[0] as f64),
         }
     }
 }
@@ -410,21 +440,25 @@ mod tests {
     fn reads_near_writes_of_a_hand_built_stream() {
         let mut c = CouplingCounter::default();
         // r at 0 (no write yet), w at 1 ms, r at 1.5 ms (0.5 ms after), r at 2 ms (1 ms: near),
-        // r at 8 ms (7 ms), w at 20 ms, r at 40 ms (20 ms).
-        for (ms, w) in [
-            (0.0, false),
-            (1.0, true),
-            (1.5, false),
-            (2.0, false),
-            (8.0, false),
-            (20.0, true),
-            (40.0, false),
+        // r at 8 ms (7 ms), w at 20 ms, r at 40 ms (20 ms). The write at 1 ms wrote pages
+        // 10..12: of the two near reads, the one at 1.5 ms reads page 11 back, the other
+        // page 5.
+        for (ms, w, page) in [
+            (0.0, false, 11),
+            (1.0, true, 10),
+            (1.5, false, 11),
+            (2.0, false, 5),
+            (8.0, false, 11),
+            (20.0, true, 0),
+            (40.0, false, 0),
         ] {
-            c.add((ms * 1e6) as u64, w);
+            let end = if w { page + 2 } else { page + 1 };
+            c.add((ms * 1e6) as u64, w, page, end);
         }
         let k = c.finish();
         assert_eq!(k.read_within_1ms_of_write_pct, Some(40.0));
         assert_eq!(k.read_within_10ms_of_write_pct, Some(60.0));
+        assert_eq!(k.near_reads_of_written_pct, Some(50.0));
         assert_eq!(CouplingCounter::default().finish(), Coupling::default());
     }
 

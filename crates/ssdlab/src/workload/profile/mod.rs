@@ -205,10 +205,10 @@ impl Profiler {
         self.counts[0] += 1;
         self.counts[1 + op] += 1;
         self.busy.add(r.time_ns);
-        self.coupling.add(r.time_ns, op == 1);
         let first = r.offset_bytes / 4096;
         let end_bytes = r.offset_bytes.saturating_add(r.size_bytes);
         let end = end_bytes.div_ceil(4096).max(first + 1);
+        self.coupling.add(r.time_ns, op == 1, first, end);
         let kib = u32::try_from((end - first) * 4).unwrap_or(u32::MAX);
         *self.sizes[op].entry(kib).or_default() += 1;
         self.seq[0] += u64::from(continues(self.prev_end, r.offset_bytes));

@@ -89,6 +89,10 @@ pub struct SynthSpec {
     /// read process (0 = none): reads and writes issued together, as a file system or a
     /// database mixes them within a burst. Setting it splits the stream.
     pub cobatch: f64,
+    /// Probability that a read riding in a write batch reads back the start page of the latest
+    /// write (a write read back at once, as a file system or database verifying or re-using
+    /// what it just wrote); the other riders draw their page as any read. 0 = none.
+    pub cobatch_raw: f64,
     /// Address range touched, GiB.
     pub footprint_gib: f64,
     /// Zipf exponent over 4 KiB pages of the footprint (0 = uniform).
@@ -142,6 +146,7 @@ impl Default for SynthSpec {
             batch: 1.0,
             batch_us: 0.0,
             cobatch: 0.0,
+            cobatch_raw: 0.0,
             footprint_gib: 1.0,
             zipf: 0.0,
             seq: 0.0,
@@ -529,6 +534,7 @@ impl Iterator for Synth {
             return None;
         }
         let split = matches!(self.clock, Clock::Split(_));
+        let mut rider = false;
         let op = match &mut self.clock {
             Clock::Legacy(exp) => {
                 if self.emitted > 0 {
@@ -555,7 +561,7 @@ impl Iterator for Synth {
                 let side = sides[op].as_mut().expect("a direction with requests");
                 let t = side.take();
                 self.now_us = t - *self.t0_us.get_or_insert(t);
-                let rider = side.reads > 0.0 && side.rng.random_bool(side.reads);
+                rider = side.reads > 0.0 && side.rng.random_bool(side.reads);
                 Some(if rider { 0 } else { op })
             }
         };
@@ -570,7 +576,14 @@ impl Iterator for Synth {
         let size_pages = u64::from(kib).div_ceil(4);
         let continues = if split { dir.started } else { self.emitted > 1 };
         let previous_end = if split { dir.next_page } else { self.next_page };
-        let start = if continues && self.rng.random_bool(dir.seq) {
+        let written = &self.dirs[1].recent;
+        let start = if rider
+            && self.spec.cobatch_raw > 0.0
+            && !written.slots.is_empty()
+            && self.rng.random_bool(self.spec.cobatch_raw)
+        {
+            written.back(1)
+        } else if continues && self.rng.random_bool(dir.seq) {
             previous_end
         } else if let Some(page) = self.local(io) {
             page
@@ -609,7 +622,9 @@ impl Iterator for Synth {
         let dir = &mut self.dirs[op];
         dir.next_page = start + size_pages;
         dir.started = true;
-        if (op == 0 && self.spec.reread > 0.0) || (op == 1 && self.spec.raw > 0.0) {
+        if (op == 0 && self.spec.reread > 0.0)
+            || (op == 1 && (self.spec.raw > 0.0 || self.spec.cobatch_raw > 0.0))
+        {
             dir.recent.push(start);
         }
         let content = (io == IoOp::Write && self.spec.dedup > 0.0).then(|| self.content());

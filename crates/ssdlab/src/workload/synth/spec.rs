@@ -34,7 +34,7 @@ const PER_DIRECTION: [&str; 12] = [
 ];
 
 /// Every key `--synth` knows, for the message naming an unknown one.
-const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, cobatch, footprint_gib, zipf, seq, rw_mix, reread, reread_dist, raw, raw_dist, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, seed (and read_/write_ before arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, footprint_gib, zipf, size_kib, seq)";
+const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, cobatch, cobatch_raw, footprint_gib, zipf, seq, rw_mix, reread, reread_dist, raw, raw_dist, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, seed (and read_/write_ before arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, footprint_gib, zipf, size_kib, seq)";
 
 impl Sizes {
     /// Checks sizes and weights; `key` names them in messages.
@@ -163,6 +163,7 @@ impl SynthSpec {
             ("reread", self.reread),
             ("raw", self.raw),
             ("cobatch", self.cobatch),
+            ("cobatch_raw", self.cobatch_raw),
         ] {
             if !(0.0..=1.0).contains(&x) {
                 return Err(format!("{key} = {x}: must be in [0, 1]"));
@@ -172,6 +173,12 @@ impl SynthSpec {
             return Err(format!(
                 "cobatch = {}: reads ride in the batches of writes, so write_ratio must be > 0",
                 self.cobatch
+            ));
+        }
+        if self.cobatch_raw > 0.0 && self.cobatch <= 0.0 {
+            return Err(format!(
+                "cobatch_raw = {}: it is a share of the reads riding in write batches, so cobatch must be > 0",
+                self.cobatch_raw
             ));
         }
         if self.reread + self.raw > 1.0 {
@@ -452,6 +459,7 @@ impl FromStr for SynthSpec {
                 ("batch", None) => spec.batch = num(v)?,
                 ("batch_us", None) => spec.batch_us = num(v)?,
                 ("cobatch", None) => spec.cobatch = num(v)?,
+                ("cobatch_raw", None) => spec.cobatch_raw = num(v)?,
                 ("requests", None) => spec.requests = whole(v)?,
                 ("write_ratio", None) => spec.write_ratio = num(v)?,
                 ("size_kib", None) => {
@@ -561,6 +569,7 @@ impl fmt::Display for SynthSpec {
             ("seq", self.seq, d.seq),
             ("rw_mix", self.rw_mix, d.rw_mix),
             ("cobatch", self.cobatch, d.cobatch),
+            ("cobatch_raw", self.cobatch_raw, d.cobatch_raw),
         ] {
             if x != default {
                 write!(f, ",{key}={x}")?;
