@@ -47,16 +47,30 @@ fn simulate(
     let mut csv = want_requests.then(|| csv::Writer::from_writer(Vec::new()));
     let mut reader: Option<TraceReader> = None;
     let mut synth;
+    // precondition.pre_process reads the workload once before the run.
+    let mut pre: Option<Box<ssdlab::workload::Requests>> = None;
+    let want_pre = cfg.precondition.pre_process;
     let workload: &mut ssdlab::workload::Requests = match source {
-        Source::Trace { path, options } => reader.insert(
-            TraceReader::open(std::path::Path::new(&path), options).map_err(|e| e.to_string())?,
-        ),
+        Source::Trace { path, options } => {
+            let open = || {
+                TraceReader::open(std::path::Path::new(&path), options.clone())
+                    .map_err(|e| e.to_string())
+            };
+            if want_pre {
+                pre = Some(Box::new(open()?));
+            }
+            reader.insert(open()?)
+        }
         Source::Synth(spec) => {
+            if want_pre {
+                pre = Some(Box::new(spec.generate()?));
+            }
             synth = spec.generate()?;
             &mut synth
         }
     };
-    let mut sim = Simulation::new(cfg, opts, workload).map_err(|e| e.to_string())?;
+    let mut sim = Simulation::build(cfg, opts, workload, pre.as_deref_mut(), &|_, _| {})
+        .map_err(|e| e.to_string())?;
     if let Some(w) = csv.as_mut() {
         sim.on_request(Box::new(|r| w.serialize(r).map_err(std::io::Error::other)));
     }

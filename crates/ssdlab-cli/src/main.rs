@@ -223,8 +223,16 @@ fn run(a: RunArgs) -> Result<()> {
     let mut reader: Option<TraceReader> = None;
     let mut synth;
     let carries_content;
+    // precondition.pre_process reads the workload once before the run.
+    let mut pre_pass: Option<Box<Requests>> = None;
     let (workload, source, total): (&mut Requests, String, Total) = match (&a.trace, &a.synth) {
         (Some(path), None) => {
+            if cfg.precondition.pre_process && path.as_os_str() != "-" {
+                pre_pass = Some(Box::new(TraceReader::open(
+                    path,
+                    trace_options(&a.trace_opts)?,
+                )?));
+            }
             let r = reader.insert(TraceReader::open(path, trace_options(&a.trace_opts)?)?);
             let src = format!("{} ({})", path.display(), r.format().name());
             carries_content = r.format() == ssdlab::workload::trace::Format::Fiu;
@@ -245,6 +253,9 @@ fn run(a: RunArgs) -> Result<()> {
                 .map_err(anyhow::Error::msg)
                 .context("--synth")?;
             synth = spec.generate().map_err(anyhow::Error::msg)?;
+            if cfg.precondition.pre_process {
+                pre_pass = Some(Box::new(spec.generate().map_err(anyhow::Error::msg)?));
+            }
             carries_content = spec.dedup > 0.0;
             (
                 &mut synth,
@@ -273,10 +284,16 @@ fn run(a: RunArgs) -> Result<()> {
     } else {
         indicatif::ProgressBar::hidden()
     };
-    let mut sim = Simulation::with_fill_progress(&cfg, opts, workload, &|done, total| {
-        fill_bar.set_length(total);
-        fill_bar.set_position(done);
-    })?;
+    let mut sim = Simulation::build(
+        &cfg,
+        opts,
+        workload,
+        pre_pass.as_deref_mut(),
+        &|done, total| {
+            fill_bar.set_length(total);
+            fill_bar.set_position(done);
+        },
+    )?;
     fill_bar.finish_and_clear();
     let bar = show.then(|| total.bar());
     if let Some(b) = bar.clone() {

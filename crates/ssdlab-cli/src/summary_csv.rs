@@ -70,7 +70,12 @@ pub fn append(path: &Path, summary: &Value, extra: &[(&str, String)]) -> Result<
         .iter()
         .map(|(k, v)| (k.to_string(), v.clone()))
         .collect();
-    row.extend(flatten(summary));
+    // A key given first (the run's `seed`) is not repeated from the summary.
+    row.extend(
+        flatten(summary)
+            .into_iter()
+            .filter(|(k, _)| !extra.iter().any(|(e, _)| e == k)),
+    );
     // Only the header line is read, however many rows the file has.
     let header: Vec<String> = match std::fs::File::open(path) {
         Ok(f) => csv::Reader::from_reader(f)

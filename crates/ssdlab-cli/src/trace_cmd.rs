@@ -227,11 +227,23 @@ fn write_profile(o: &mut String, p: &Profile) -> Result<()> {
         u.read_after_write_pct,
         pcts(&u.raw_gap_requests)
     )?;
+    if !u.write_footprint_growth_pct.is_empty() {
+        let g: Vec<String> = u
+            .write_footprint_growth_pct
+            .iter()
+            .map(|x| format!("{x:.0}"))
+            .collect();
+        writeln!(
+            o,
+            "write footprint    % of its final size after each tenth of the writes: {}",
+            g.join(" ")
+        )?;
+    }
     let t = &p.page_types;
     writeln!(
         o,
-        "page types         read-only {:.1} %, write-only {:.1} %, mixed {:.1} %",
-        t.read_only_pct, t.write_only_pct, t.mixed_pct
+        "page types         read-only {:.1} %, write-only {:.1} %, mixed {:.1} %; hotr.txt's >90 % rule: RI {:.1} %, WI {:.1} %, MIX {:.1} %",
+        t.read_only_pct, t.write_only_pct, t.mixed_pct, t.ri_pct, t.wi_pct, t.mix_pct
     )?;
     writeln!(
         o,

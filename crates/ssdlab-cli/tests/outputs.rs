@@ -130,6 +130,14 @@ fn summary_csv_appends_one_row_per_run_under_one_header() {
     assert_eq!(lines.len(), 3, "{text}");
     let header: Vec<&str> = lines[0].split(',').collect();
     assert_eq!(&header[..2], &["source", "seed"]);
+    let mut distinct = header.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(
+        distinct.len(),
+        header.len(),
+        "a column repeated: {header:?}"
+    );
     assert!(!header.iter().any(|h| h.contains("cdf")));
     let col = header.iter().position(|h| *h == "read.mean_us").unwrap();
     let v: serde_json::Value =

@@ -570,3 +570,61 @@ fn a_preset_overridden_by_a_full_config_file_is_named() {
     );
     run(None).stderr(contains("no effect").not());
 }
+
+#[test]
+fn pre_processing_needs_a_workload_it_can_read_twice() {
+    // From standard input the workload can be read once: refused by name, before the run.
+    ssdlab()
+        .args([
+            "run",
+            "-q",
+            "--preset",
+            "tiny",
+            "--set",
+            "precondition.pre_process=true",
+            "--trace",
+            "-",
+        ])
+        .write_stdin(std::fs::read(trace()).unwrap())
+        .assert()
+        .failure()
+        .stderr(contains("precondition.pre_process").and(contains("standard input")));
+    // Not with the dedup layer: a config error naming both keys.
+    ssdlab()
+        .args([
+            "run",
+            "-q",
+            "--preset",
+            "tiny",
+            "--scheme",
+            "dedup",
+            "--set",
+            "precondition.pre_process=true",
+            "--synth",
+            "requests=10,dedup=0.5",
+        ])
+        .assert()
+        .failure()
+        .stderr(contains("precondition.pre_process").and(contains("dedup.enabled")));
+    // From a file it runs, and the summary counts the pages it wrote.
+    let json = fresh_dir("pre-process").join("run.json");
+    ssdlab()
+        .args([
+            "run",
+            "-q",
+            "--preset",
+            "tiny",
+            "--set",
+            "precondition.pre_process=true",
+            "--limit",
+            "500",
+            "--json",
+        ])
+        .arg(&json)
+        .arg("--trace")
+        .arg(trace())
+        .assert()
+        .success();
+    let j: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert!(j["pre_processed_pages"].as_u64().unwrap() > 0, "{j}");
+}

@@ -255,6 +255,12 @@ pub struct PreconditionConfig {
     pub overwrite: f64,
     /// How the filled state is produced.
     pub method: FillMethod,
+    /// SSDSim's pre-processing: after the fill, every page the workload reads before writing
+    /// it is programmed (again), untimed, at the level the level policy picks for it. Needs
+    /// the workload twice (a file or a synthetic spec). Left out of the serialized config at
+    /// `false`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pre_process: bool,
 }
 
 /// How preconditioning produces the filled state.

@@ -315,6 +315,12 @@ fn check_rest(raw: &RawConfig, errs: &mut Vec<String>) {
             p.overwrite
         ));
     }
+    if p.pre_process && raw.dedup.enabled {
+        errs.push("precondition.pre_process = true: not with dedup.enabled = true (the dedup layer maps host pages to contents the trace gives only at its writes)".into());
+    }
+    if p.pre_process && raw.redundancy.scheme != RedundancyScheme::None {
+        errs.push("precondition.pre_process = true: not with a redundancy scheme (pages written before the run would have no parity or replica)".into());
+    }
     let v = &raw.voltage;
     if v.rewrite_clean_read_hot
         && v.rewrite_when == super::RewriteWhen::Idle

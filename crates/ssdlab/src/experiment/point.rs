@@ -7,6 +7,7 @@ use crate::metrics::Summary;
 use crate::sim::{RunOptions, Simulation};
 use crate::workload::synth::SynthSpec;
 use crate::workload::trace::{TraceOptions, TraceReader};
+use crate::workload::Requests;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -290,16 +291,39 @@ impl Point {
                     device: *device,
                     ..Default::default()
                 };
-                let mut reader = TraceReader::open(path, topts).map_err(|e| fail(e.to_string()))?;
-                let s = Simulation::new(&cfg, opts, &mut reader).and_then(Simulation::run);
+                let open =
+                    || TraceReader::open(path, topts.clone()).map_err(|e| fail(e.to_string()));
+                let mut pre = cfg.precondition.pre_process.then(open).transpose()?;
+                let mut reader = open()?;
+                let s = Simulation::build(
+                    &cfg,
+                    opts,
+                    &mut reader,
+                    pre.as_mut().map(|r| r as &mut Requests),
+                    &|_, _| {},
+                )
+                .and_then(Simulation::run);
                 let mut s = s.map_err(|e| fail(e.to_string()))?;
                 s.trace = Some(reader.counts.clone());
                 s
             }
             WorkloadRef::Synth { spec } => {
                 let spec: SynthSpec = spec.parse().map_err(fail)?;
+                let mut pre = cfg
+                    .precondition
+                    .pre_process
+                    .then(|| spec.generate())
+                    .transpose()
+                    .map_err(fail)?;
                 let mut gen = spec.generate().map_err(fail)?;
-                let s = Simulation::new(&cfg, opts, &mut gen).and_then(Simulation::run);
+                let s = Simulation::build(
+                    &cfg,
+                    opts,
+                    &mut gen,
+                    pre.as_mut().map(|g| g as &mut Requests),
+                    &|_, _| {},
+                )
+                .and_then(Simulation::run);
                 s.map_err(|e| fail(e.to_string()))?
             }
         };

@@ -142,7 +142,9 @@ pub struct FigureSpec {
     /// Grid key on the x axis (sweeps).
     #[serde(default)]
     pub x: Option<String>,
-    /// Paper-reported values: workload → variant → value (same normalisation as the figure).
+    /// Paper-reported values: workload → variant → value (same normalisation as the figure);
+    /// a key `"<workload> <grid label>"` (e.g. `"fin1 preset=pe-suspension-mlc"`) gives the
+    /// value at that grid point only.
     #[serde(default)]
     pub paper: BTreeMap<String, BTreeMap<String, f64>>,
     /// Paper-reported means over its workloads: grid label (e.g. `preset=pe-suspension-slc`,

@@ -90,14 +90,35 @@ impl Ftl {
     /// instantly until every plane is above its GC threshold again: the steady state of a drive
     /// that has been writing with these streams, so opening them is not charged to the run.
     ///
+    /// In that steady state each stream's active block stands at its own point, as the fill's
+    /// active block does where the fill stopped: a block opened here for a stream other than
+    /// `fill` (the fill's own, which simply continues where the fill stopped) is programmed up
+    /// to a point drawn uniformly from its data pages, with data since overwritten (pages
+    /// programmed and invalid). Opened empty, a scheme with more streams would start the run
+    /// with whole free blocks the others lack and defer GC that the others pay for.
+    ///
     /// # Errors
     /// [`PreconditionError`] if a plane cannot be cleaned.
-    pub fn open_streams(&mut self, streams: &[Stream]) -> Result<(), PreconditionError> {
+    pub fn open_streams(
+        &mut self,
+        streams: &[Stream],
+        fill: Stream,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<(), PreconditionError> {
         for plane in (0..self.geo.data_planes()).map(PlaneId) {
             for &stream in streams {
                 let p = &self.planes[plane.0 as usize];
                 if p.active[stream.index()] == crate::ftl::mapping::NONE && p.free_blocks() > 1 {
                     self.open_block(plane, stream);
+                    if stream == fill {
+                        continue;
+                    }
+                    for _ in 0..rng.random_range(0..self.data_ppb) {
+                        let ppn = self
+                            .alloc(plane, stream, SimTime::ZERO)
+                            .ok_or(PreconditionError { plane: plane.0 })?;
+                        self.commit_unmapped(ppn);
+                    }
                 }
             }
             while self.needs_gc(plane) {
@@ -109,6 +130,15 @@ impl Ftl {
 
     fn instant_write(&mut self, lpn: u32, level: Level) -> Result<(), PreconditionError> {
         self.instant_write_at(lpn, self.home_plane(lpn), level)
+    }
+
+    /// Writes the next version of `lpn` at `level` on its home plane at time zero, as the fill
+    /// does (pre-processing, `precondition.pre_process`).
+    ///
+    /// # Errors
+    /// [`PreconditionError`] if the plane fills up with valid data.
+    pub fn pre_write(&mut self, lpn: u32, level: Level) -> Result<(), PreconditionError> {
+        self.instant_write(lpn, level)
     }
 
     /// Writes the next version of `lpn` into `plane` at time zero (no events), collecting
@@ -266,6 +296,33 @@ mod tests {
             let valid: u32 = f.blocks.iter().map(|b| b.valid).sum();
             assert_eq!(valid, l, "{method}");
         }
+    }
+
+    #[test]
+    fn streams_opened_after_the_fill_stand_at_uniform_points() {
+        let mut f = filled(&["precondition.pattern=random"], 5);
+        let streams = [Stream::user(Level::High), Stream::user(Level::Low)];
+        f.open_streams(
+            &streams,
+            Stream::user(Level::Normal),
+            &mut ChaCha8Rng::seed_from_u64(9),
+        )
+        .unwrap();
+        let mut points = Vec::new();
+        for p in &f.planes {
+            for s in streams {
+                let b = &f.blocks[p.active[s.index()] as usize];
+                // Programmed up to the point, none of it valid.
+                assert!(b.write_ptr < f.data_ppb);
+                assert_eq!(b.valid, 0);
+                points.push(f64::from(b.write_ptr));
+            }
+        }
+        // 16 draws uniform on 0..32: mean 15.5, standard error 2.3.
+        let mean = points.iter().sum::<f64>() / points.len() as f64;
+        assert!((8.0..=23.0).contains(&mean), "{mean}");
+        assert!(points.iter().any(|&x| x != points[0]), "{points:?}");
+        crate::verify::check_ftl(&f, &|_| false).unwrap();
     }
 
     /// Everything the run starts from: mapping, versions, block and plane state.

@@ -65,6 +65,8 @@ pub struct BufferMetrics {
     pub rewrites_stale: u64,
     /// Rewrites not made because their die's idle-time backlog was full.
     pub rewrites_skipped: u64,
+    /// Rewrites still held for idle time when the run ended (not programmed).
+    pub rewrites_unfinished: u64,
     /// Dirty pages flushed at a restart (power-loss protection).
     pub restart_flushes: u64,
 }
@@ -234,6 +236,8 @@ pub struct Metrics {
     pub window_waits: u64,
     /// Requests with pages beyond the logical capacity, folded onto it (`ftl.out_of_range`).
     pub wrapped_requests: u64,
+    /// Pages written by pre-processing before the run (`precondition.pre_process`).
+    pub pre_processed_pages: Option<u64>,
     /// Time read requests spent on the host link (queueing and transfer, both ways), ns.
     pub host_link_read_ns: u64,
     /// Host read pages that waited for their page's program to finish, then read flash.
@@ -283,6 +287,7 @@ impl Default for Metrics {
             host_stalls: 0,
             window_waits: 0,
             wrapped_requests: 0,
+            pre_processed_pages: None,
             host_link_read_ns: 0,
             read_pages_after_write: 0,
             summary_programs: 0,

@@ -198,6 +198,10 @@ pub struct Summary {
     /// The same as % of requests (left out when none).
     #[serde(default, skip_serializing_if = "is_zero_f64")]
     pub wrapped_pct: f64,
+    /// Pages the workload reads before writing them, programmed before the run at their
+    /// level (`precondition.pre_process`; left out without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre_processed_pages: Option<u64>,
     /// Block summary pages programmed (`ftl.summary_pages`; among `flash.programs`, left out
     /// when none).
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -418,6 +422,10 @@ pub struct BufferSummary {
     /// Rewrites not made because the die's idle-time backlog was full.
     #[serde(skip_serializing_if = "is_zero")]
     pub rewrites_skipped: u64,
+    /// Rewrites still held for idle time when the run ended, not programmed (the die never
+    /// had idle time it could program them in).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub rewrites_unfinished: u64,
 }
 
 /// Threshold-voltage levels and wear.
@@ -738,6 +746,7 @@ pub fn summary_buffer(m: &super::BufferMetrics, host_read_pages: u64) -> BufferS
         .collect(),
         rewrites: m.rewrites,
         rewrites_stale: m.rewrites_stale,
+        rewrites_unfinished: m.rewrites_unfinished,
         rewrites_skipped: m.rewrites_skipped,
     }
 }

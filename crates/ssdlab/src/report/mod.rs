@@ -1,6 +1,10 @@
 //! Experiment reports: a Markdown page and a self-contained HTML page (inline SVG figures, no
 //! external references), with tables of every metric, the paper's values beside ours, and the
 //! command, config hash and tool version behind each number.
+//!
+//! Past 500 lines, it stays whole: it is the one place that turns stored results into each
+//! figure kind's values (groups, normalisation, the paper's values, means), and those rules
+//! must agree figure for figure; drawing (`figures`) and page layout (`page`) live apart.
 
 mod figures;
 mod labels;
@@ -206,12 +210,16 @@ fn bars_figure(d: &Data, f: &FigureSpec) -> Figure {
         .iter()
         .map(|(w, g, _)| variants.iter().map(|v| d.value(f, w, g, v)).collect())
         .collect();
+    // The paper's value for a workload at one grid point (`"fin1 preset=…"`), else for the
+    // workload at every grid point.
     let mut paper: Vec<Vec<Option<f64>>> = groups
         .iter()
-        .map(|(w, _, _)| {
+        .map(|(w, g, _)| {
+            let at = format!("{w} {}", grid_label(g));
+            let row = f.paper.get(&at).or_else(|| f.paper.get(w));
             variants
                 .iter()
-                .map(|v| f.paper.get(w).and_then(|m| m.get(v)).copied())
+                .map(|v| row.and_then(|m| m.get(v)).copied())
                 .collect()
         })
         .collect();

@@ -3,10 +3,12 @@
 //! HVC and LVC program every page (and formatted the drive) at the high or low level. HIRE
 //! classes each page leaving the device buffer by its hit counts: read-hot pages are
 //! programmed at the high level (fast reads), write-hot ones at the low level (less wear),
-//! mixed ones at the normal level; a clean read-hot page leaving the buffer is rewritten at the
-//! high level if `voltage.rewrite_clean_read_hot` (the data is in DRAM: a program only; the
-//! `hire` scheme sets it). The class is kept per logical page, and GC moves a page at the level
-//! of its last class.
+//! mixed ones at the normal level. HIRE programs at the chosen level only what is written
+//! anyway (evicted dirty pages, GC moves): hire.txt never says a clean page is rewritten, and
+//! its overhead (§3.3: the counters and a 2-bit field) and write latency (§4.2: no negative
+//! effect) argue against it. `voltage.rewrite_clean_read_hot` adds such rewrites as our
+//! extension (the data is in DRAM: a program only). The class is kept per logical page, and
+//! GC moves a page at the level of its last class.
 
 use super::{Policies, ProgramLevel, Scheme};
 use crate::buffer::Hotness;
@@ -138,10 +140,7 @@ pub const HIRE: Scheme = Scheme {
     name: "hire",
     summary: "HIRE: buffer hit counts class evicted pages read-hot (high Vth) / write-hot (low) / mixed (normal); needs a device buffer",
     paper: "hire.txt §3 (w = 95 %: §4.1)",
-    sets: &[
-        ("voltage.policy", "\"hire\""),
-        ("voltage.rewrite_clean_read_hot", "true"),
-    ],
+    sets: &[("voltage.policy", "\"hire\"")],
     implies: &[],
     excludes: &[],
     active: Some(|c| c.voltage.policy == VoltagePolicy::Hire),

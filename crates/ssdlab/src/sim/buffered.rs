@@ -172,6 +172,16 @@ impl Simulation<'_> {
         false
     }
 
+    /// The run is over: rewrites still held for idle time are not programmed.
+    pub(super) fn drop_unfinished_idle_work(&mut self) {
+        for die in 0..self.idle_work.len() {
+            while let Some(id) = self.idle_work[die].pop_front() {
+                self.drop_idle_op(id);
+                self.metrics.buffer.rewrites_unfinished += 1;
+            }
+        }
+    }
+
     /// Frees a held-back rewrite that will not be programmed.
     fn drop_idle_op(&mut self, id: u32) {
         self.unplace(id);

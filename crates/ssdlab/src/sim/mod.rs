@@ -5,6 +5,7 @@
 
 mod admit;
 mod buffered;
+mod build;
 mod ctx;
 mod die;
 mod gc;
@@ -13,6 +14,7 @@ mod hostmap;
 mod link;
 pub mod memory;
 mod phases;
+mod preprocess;
 #[cfg(test)]
 mod probe;
 mod report;
@@ -75,6 +77,9 @@ pub enum SimError {
     /// The per-request records could not be written.
     #[error("cannot write the per-request records: {0}")]
     RequestLog(std::io::Error),
+    /// Pre-processing (`precondition.pre_process`) could not be done.
+    #[error("precondition.pre_process: {0}")]
+    PreProcess(String),
     /// Requests remain but nothing can make progress (e.g. a plane full of valid data).
     #[error("simulation stalled at t = {time_us:.3} us with {outstanding} requests outstanding: no event can make progress (is a plane full of valid data? raise ftl.over_provisioning)")]
     Stalled {
@@ -297,118 +302,6 @@ pub struct Simulation<'w> {
 }
 
 impl<'w> Simulation<'w> {
-    /// Builds the drive, preconditions it and prepares to replay `workload`.
-    ///
-    /// # Errors
-    /// [`SimError::Precondition`] if the fill cannot be placed.
-    pub fn new(
-        cfg: &Config,
-        opts: RunOptions,
-        workload: &'w mut Requests<'w>,
-    ) -> Result<Self, SimError> {
-        Self::with_fill_progress(cfg, opts, workload, &|_, _| {})
-    }
-
-    /// [`Simulation::new`], telling `progress` how far preconditioning is (pages done, pages
-    /// in total).
-    ///
-    /// # Errors
-    /// [`SimError::Precondition`] if the fill cannot be placed.
-    pub fn with_fill_progress(
-        cfg: &Config,
-        opts: RunOptions,
-        workload: &'w mut Requests<'w>,
-        progress: crate::ftl::precondition::FillProgress,
-    ) -> Result<Self, SimError> {
-        if let Some(limit) = opts.max_memory_bytes {
-            let estimate = memory::estimate(cfg);
-            if estimate.total() > limit {
-                return Err(SimError::MemoryLimit { limit, estimate });
-            }
-        }
-        let rngs = Rngs::new(opts.seed);
-        let geo = Geometry::of(cfg);
-        let started = Instant::now();
-        let mut ftl = Ftl::new(cfg, rngs.stream("gc-victim"))?;
-        // The host's pages, before any policy appends pages of its own.
-        let host_logical = ftl.map.logical_pages();
-        let policies = crate::schemes::Policies::for_config(cfg);
-        ftl.relocate_into_levels(policies.relocation_levels());
-        // The drive was formatted under the same level policy.
-        let fill_level = policies.fill_level();
-        if ftl.precondition(
-            &cfg.precondition,
-            &mut rngs.stream("precondition"),
-            fill_level,
-            progress,
-        )? > 0
-        {
-            ftl.open_streams(&policies.streams())?;
-        }
-        let mut sim = Simulation {
-            host_logical,
-            timing: Timing::of(cfg),
-            now: SimTime::ZERO,
-            events: EventQueue::default(),
-            events_handled: 0,
-            dies: (0..geo.dies()).map(|_| Die::default()).collect(),
-            channels: (0..geo.channels).map(|_| Channel::default()).collect(),
-            ops: Vec::new(),
-            read_snapshots: Vec::new(),
-            free_ops: Vec::new(),
-            reqs: Vec::new(),
-            free_reqs: Vec::new(),
-            place: alloc::policy(cfg, &geo, ftl.map.logical_pages()),
-            sched: sched::policy(cfg.sched.policy),
-            policies,
-            gc_jobs: Vec::new(),
-            free_jobs: Vec::new(),
-            gc_moves: Vec::new(),
-            pe: (0..geo.dies()).map(|_| None).collect(),
-            ipc_rng: rngs.stream("ipc-redo"),
-            buffer: (cfg.buffer.device_pages > 0)
-                .then(|| crate::buffer::LruBuffer::new(cfg.buffer.device_pages)),
-            fill_level,
-            pending_writes: FxHashMap::default(),
-            touched_dies: Vec::new(),
-            seq: 0,
-            host: HostState::default(),
-            metrics: Metrics::default(),
-            workload,
-            progress: None,
-            precondition_wall_s: started.elapsed().as_secs_f64(),
-            failed: None,
-            spare_cmds: Vec::new(),
-            link: link::Link::of(&cfg.host),
-            reads_after_write: FxHashMap::default(),
-            ready_reads: Vec::new(),
-            request_sink: None,
-            details: Vec::new(),
-            gc_waits_for_host: false,
-            placed: vec![0; geo.planes() as usize],
-            idle_work: vec![std::collections::VecDeque::new(); geo.dies() as usize],
-            fill_blocks: if cfg.voltage.split_fill_wear {
-                ftl.blocks.iter().map(|b| b.write_ptr > 0).collect()
-            } else {
-                Vec::new()
-            },
-            cfg: cfg.clone(),
-            opts,
-            geo,
-            ftl,
-        };
-        sim.gc_waits_for_host = sim
-            .policies
-            .gc_exec
-            .as_ref()
-            .is_some_and(|g| g.waits_for_host());
-        sim.each_policy::<()>(|p, cx| p.start(cx).map(|()| None))?;
-        if opts.verify {
-            verify::check_ftl(&sim.ftl, &|_| false)?;
-        }
-        Ok(sim)
-    }
-
     /// Calls `f` with the number of completed requests every 64 Ki events.
     pub fn on_progress(&mut self, f: Progress<'w>) {
         self.progress = Some(f);
@@ -488,6 +381,7 @@ impl<'w> Simulation<'w> {
                 outstanding: self.host.outstanding,
             });
         }
+        self.drop_unfinished_idle_work();
         if self.opts.verify {
             let (pending, buffer, policies) = (&self.pending_writes, &self.buffer, &self.policies);
             let newer = |lpn: u32| {

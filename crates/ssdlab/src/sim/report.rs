@@ -81,6 +81,7 @@ impl Simulation<'_> {
             window_waits: m.window_waits,
             wrapped_requests: m.wrapped_requests,
             wrapped_pct: pct(m.wrapped_requests, m.requests),
+            pre_processed_pages: m.pre_processed_pages,
             summary_programs: m.summary_programs,
             pe: crate::metrics::summary_pe(&m.pe),
             buffer: crate::metrics::summary_buffer(&m.buffer, m.read_pages),

@@ -75,6 +75,40 @@ fn hire_programs_evicted_pages_by_hotness() {
 }
 
 #[test]
+fn pre_processing_programs_pages_read_before_written_at_the_policys_level() {
+    // Page 5 is only read (25 times: read-hot, high level); page 6 is read once, then written
+    // three times (mixed: normal level); page 7 is written before it is read (not
+    // pre-processed). The drive starts empty: only pre-processing puts pages 5 and 6 there.
+    let script = || {
+        let mut r: Vec<_> = (0..25).map(|i| req(i * 10_000, 5, IoOp::Read)).collect();
+        r.push(req(300_000, 6, IoOp::Read));
+        r.extend((0..3).map(|i| req(310_000 + i * 10_000, 6, IoOp::Write)));
+        r.push(req(400_000, 7, IoOp::Write));
+        r.push(req(500_000, 7, IoOp::Read));
+        r
+    };
+    // A one-page buffer: the first read of page 5 and the read of page 6 go to flash, the
+    // others hit the buffer.
+    let s = run(
+        &[
+            "buffer.device_pages=1",
+            "voltage.policy=hire",
+            "precondition.pre_process=true",
+        ],
+        script(),
+    );
+    assert_eq!(s.pre_processed_pages, Some(2));
+    assert_eq!(s.voltage.read_pages["high"], 1);
+    assert!((s.voltage.read_us["high"] - 70.0).abs() < 1e-3);
+    assert_eq!(s.voltage.read_pages["normal"], 1);
+    assert!((s.voltage.read_us["normal"] - 170.0).abs() < 1e-3);
+    // Without pre-processing the never-written pages are not on flash at any level.
+    let off = run(&["buffer.device_pages=1", "voltage.policy=hire"], script());
+    assert_eq!(off.pre_processed_pages, None);
+    assert_eq!(off.voltage.read_pages["high"], 0);
+}
+
+#[test]
 fn wear_weight_follows_the_erased_blocks_level_through_gc() {
     // Overwrite a small footprint until GC erases blocks: every erase of an HVC drive weighs
     // sum(high volts) / sum(normal volts), of an LVC drive the low ratio.
@@ -182,20 +216,20 @@ fn a_clean_read_hot_eviction_is_programmed_high_in_idle_time() {
             req(40_000, 0, IoOp::Read),
         ]
     };
-    let s = hire_scheme(&["buffer.device_pages=2"], r());
+    let s = hire_scheme(
+        &[
+            "buffer.device_pages=2",
+            "voltage.rewrite_clean_read_hot=true",
+        ],
+        r(),
+    );
     assert_eq!(s.buffer.rewrites, 1);
     assert_eq!(s.voltage.programs["high"], 1);
     assert_eq!(s.voltage.read_pages["low"], 1);
     assert_eq!(s.voltage.read_pages["high"], 1);
     assert!((s.voltage.read_us["high"] - 70.0).abs() < 1e-3);
-    // Without the rewrite (the setting the scheme turns on) the page stays low.
-    let off = hire_scheme(
-        &[
-            "buffer.device_pages=2",
-            "voltage.rewrite_clean_read_hot=false",
-        ],
-        r(),
-    );
+    // Without the rewrite (our extension; the scheme leaves it off) the page stays low.
+    let off = hire_scheme(&["buffer.device_pages=2"], r());
     assert_eq!((off.buffer.rewrites, off.voltage.programs["high"]), (0, 0));
     assert_eq!(off.voltage.read_pages["low"], 2);
 }
@@ -217,6 +251,7 @@ fn idle_time_rewrites_wait_for_host_writes_queued_rewrites_do_not() {
     let sets = |when: &str| {
         vec![
             "buffer.device_pages=4".to_string(),
+            "voltage.rewrite_clean_read_hot=true".to_string(),
             format!("voltage.rewrite_when={when}"),
         ]
     };

@@ -105,6 +105,12 @@ pub fn run_requests(
     reqs: Vec<Result<Request, TraceError>>,
     power_loss_at_ns: Option<u64>,
 ) -> Summary {
+    // The pre-processing pass sees the requests (a test of it scripts no bad ones).
+    let mut pre = reqs
+        .iter()
+        .filter_map(|r| r.as_ref().ok().cloned().map(Ok))
+        .collect::<Vec<Result<Request, TraceError>>>()
+        .into_iter();
     let mut it = reqs.into_iter();
     let opts = RunOptions {
         seed: 1,
@@ -112,5 +118,8 @@ pub fn run_requests(
         power_loss_at_ns,
         max_memory_bytes: None,
     };
-    Simulation::new(cfg, opts, &mut it).unwrap().run().unwrap()
+    Simulation::build(cfg, opts, &mut it, Some(&mut pre), &|_, _| {})
+        .unwrap()
+        .run()
+        .unwrap()
 }

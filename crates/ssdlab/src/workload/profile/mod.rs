@@ -91,17 +91,32 @@ pub struct Reuse {
     pub read_after_write_pct: f64,
     /// For those: write requests since that write (1 = the latest write).
     pub raw_gap_requests: Percentiles,
+    /// How the written footprint grows with the writes (shadowgc.txt Fig. 1: "the cumulative
+    /// number of written LBAs" against the writes): distinct pages written after 10 %, 20 %,
+    /// … 100 % of the page writes, % of the final written footprint (to within 256 page
+    /// writes). Linear growth gives 10, 20, … 100; a footprint reached early and then
+    /// rewritten ("grows very slowly", Fig. 1(a)) gives values near 100 from the start. Empty
+    /// without writes.
+    pub write_footprint_growth_pct: Vec<f64>,
 }
 
-/// Pages by how they are accessed (hotr.txt Fig. 1(c)), % of distinct pages.
+/// Pages by how they are accessed, % of distinct pages: strictly (only read, only written,
+/// both) and by hotr.txt Fig. 1(c)'s rule (RI: more than 90 % of the page's accesses are
+/// reads; WI: more than 90 % are writes; MIX: neither).
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct PageTypes {
-    /// Only read (RI).
+    /// Only read.
     pub read_only_pct: f64,
-    /// Only written (WI).
+    /// Only written.
     pub write_only_pct: f64,
-    /// Both read and written (MIX).
+    /// Both read and written.
     pub mixed_pct: f64,
+    /// Read-intensive (hotr.txt: "the vast majority of the accesses (>90%) … are read").
+    pub ri_pct: f64,
+    /// Write-intensive (more than 90 % of the accesses are writes).
+    pub wi_pct: f64,
+    /// Neither (hotr.txt's MIX; "Only an average of 9.6% of the pages are mixed").
+    pub mix_pct: f64,
 }
 
 /// One size of the empirical distribution.
@@ -235,6 +250,8 @@ impl Profiler {
         let [all, read, write] = [0, 1, 2].map(|c| self.classes[c].finish(self.counts[c], end));
         let mut pop = [Popularity::default(), Popularity::default()];
         let mut types = [0u64; 3];
+        // hotr.txt's RI, WI, MIX.
+        let mut intensive = [0u64; 3];
         let mut counts: [Vec<u32>; 2] = Default::default();
         for p in reuse.pages.values() {
             match (p.reads > 0, p.writes > 0) {
@@ -242,6 +259,17 @@ impl Profiler {
                 (false, true) => types[1] += 1,
                 (true, true) => types[2] += 1,
                 (false, false) => {}
+            }
+            let total = u64::from(p.reads) + u64::from(p.writes);
+            if total > 0 {
+                let class = if 10 * u64::from(p.reads) > 9 * total {
+                    0
+                } else if 10 * u64::from(p.writes) > 9 * total {
+                    1
+                } else {
+                    2
+                };
+                intensive[class] += 1;
             }
             for (d, c) in [p.reads, p.writes].into_iter().enumerate() {
                 if c > 0 {
@@ -281,6 +309,7 @@ impl Profiler {
                 reread_page_pct: pct(reuse.stack.len(), read_pop.accesses),
                 read_after_write_pct: pct(reuse.read_after_write, reads),
                 raw_gap_requests: Percentiles::of(&reuse.raw_gap),
+                write_footprint_growth_pct: footprint_growth(reuse),
             },
             read_popularity: read_pop,
             write_popularity: write_pop,
@@ -288,6 +317,9 @@ impl Profiler {
                 read_only_pct: pct(types[0], distinct),
                 write_only_pct: pct(types[1], distinct),
                 mixed_pct: pct(types[2], distinct),
+                ri_pct: pct(intensive[0], distinct),
+                wi_pct: pct(intensive[1], distinct),
+                mix_pct: pct(intensive[2], distinct),
             },
             sizes: Sizes {
                 read: read_sizes.0,
@@ -325,6 +357,28 @@ fn shares(counts: &BTreeMap<u32, u64>) -> (Vec<SizeShare>, f64) {
     )
 }
 
+/// Written footprint after each tenth of the page writes, % of the final one.
+fn footprint_growth(r: &reuse::Reuse) -> Vec<f64> {
+    if r.written_pages == 0 {
+        return Vec::new();
+    }
+    (1..=10)
+        .map(|tenth| {
+            let at = r.page_writes * tenth / 10;
+            let step = (at / reuse::CURVE_STEP) as usize;
+            let pages = if tenth == 10 {
+                r.written_pages
+            } else if step == 0 {
+                // Before the first point: at most one new page per write.
+                at.min(r.written_pages)
+            } else {
+                r.footprint_curve[step - 1]
+            };
+            pct(pages, r.written_pages)
+        })
+        .collect()
+}
+
 fn pct(a: u64, b: u64) -> f64 {
     if b == 0 {
         0.0
@@ -348,62 +402,4 @@ pub fn profile<E: std::fmt::Display>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn req(t_us: u64, op: IoOp, page: u64, pages: u64) -> Request {
-        Request {
-            time_ns: t_us * 1000,
-            offset_bytes: page * 4096,
-            size_bytes: pages * 4096,
-            op,
-            device: 0,
-            content: None,
-        }
-    }
-
-    #[test]
-    fn page_types_sizes_and_sequentiality_of_a_hand_built_stream() {
-        use IoOp::{Read as R, Write as W};
-        let reqs = [
-            req(0, W, 0, 2),   // pages 0,1 written
-            req(10, R, 2, 1),  // page 2 read; continues the write (all)
-            req(20, R, 0, 1),  // page 0: read after write
-            req(30, W, 10, 1), // page 10 written
-            req(40, R, 1, 2),  // pages 1,2: read after write (page 1 last written)
-        ];
-        let p = profile(reqs.into_iter().map(Ok::<_, String>)).unwrap();
-        // Pages: 0 mixed, 1 mixed, 2 read-only, 10 write-only.
-        assert_eq!(p.page_types.mixed_pct, 50.0);
-        assert_eq!(p.page_types.read_only_pct, 25.0);
-        assert_eq!(p.page_types.write_only_pct, 25.0);
-        assert_eq!(p.sequentiality.all_pct, 25.0);
-        assert_eq!(p.sequentiality.read_pct, 50.0); // page 0 then pages 1-2
-        assert_eq!(p.write_pct, 40.0);
-        let read_kib: Vec<u32> = p.sizes.read.iter().map(|s| s.kib).collect();
-        assert_eq!(read_kib, [4, 8]);
-        assert!((p.reuse.read_after_write_pct - 200.0 / 3.0).abs() < 1e-9);
-        assert_eq!(p.reuse.reread_pct, 0.0);
-        // Page 2 re-read by the last request with pages 0 and 1 read in between: distance 2.
-        assert_eq!(p.reuse.reread_stack_distance.count, 1);
-        assert_eq!(p.reuse.reread_stack_distance.p50, 2.0);
-        assert_eq!(p.read_popularity.pages, 3);
-        assert_eq!(p.write_popularity.pages, 3);
-    }
-
-    #[test]
-    fn a_poisson_stream_has_unit_dispersion_and_no_bias() {
-        let spec: crate::workload::synth::SynthSpec =
-            "requests=200000,iat_us=100,write_ratio=0.5,footprint_gib=1"
-                .parse()
-                .unwrap();
-        let p = profile(spec.generate().unwrap()).unwrap();
-        for idc in p.burstiness.all.idc.iter().flatten() {
-            assert!((idc - 1.0).abs() < 0.25, "{idc}");
-        }
-        let b = p.burstiness.all.bmodel_b.unwrap();
-        assert!(b < 0.56, "{b}");
-        let h = p.burstiness.all.hurst.unwrap();
-        assert!((h - 0.5).abs() < 0.1, "{h}");
-    }
-}
+mod tests;

@@ -71,7 +71,15 @@ pub(crate) struct Reuse {
     pub reread_gap: Histogram<u64>,
     /// Write requests between a read after write and that write.
     pub raw_gap: Histogram<u64>,
+    /// Page writes so far, and distinct pages written among them.
+    pub page_writes: u64,
+    pub written_pages: u64,
+    /// Distinct pages written after every [`CURVE_STEP`] page writes.
+    pub footprint_curve: Vec<u64>,
 }
+
+/// Page writes between two points of the write-footprint curve.
+pub const CURVE_STEP: u64 = 256;
 
 /// Reuse accounting refused: the stream is beyond what a profile holds in memory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +102,9 @@ impl Default for Reuse {
             stack: histogram(),
             reread_gap: histogram(),
             raw_gap: histogram(),
+            page_writes: 0,
+            written_pages: 0,
+            footprint_curve: Vec::new(),
         }
     }
 }
@@ -154,6 +165,14 @@ impl Reuse {
         let req = self.write_reqs;
         for page in first..end {
             let p = self.info(page)?;
+            if p.writes == 0 {
+                self.written_pages += 1;
+            }
+            self.page_writes += 1;
+            if self.page_writes % CURVE_STEP == 0 {
+                self.footprint_curve.push(self.written_pages);
+            }
+            let p = self.pages.get_mut(&page).expect("just looked up");
             p.writes = p.writes.saturating_add(1);
             p.last_write_req = req;
             p.last_write = true;

@@ -1,0 +1,159 @@
+//! Building a simulation: the drive, its schemes, preconditioning (fill, pre-processing, the
+//! streams the schemes open) and the empty event state, checked with `--verify` before the run.
+
+use super::*;
+
+impl<'w> Simulation<'w> {
+    /// Builds the drive, preconditions it and prepares to replay `workload`.
+    ///
+    /// # Errors
+    /// [`SimError::Precondition`] if the fill cannot be placed.
+    pub fn new(
+        cfg: &Config,
+        opts: RunOptions,
+        workload: &'w mut Requests<'w>,
+    ) -> Result<Self, SimError> {
+        Self::with_fill_progress(cfg, opts, workload, &|_, _| {})
+    }
+
+    /// [`Simulation::new`], telling `progress` how far preconditioning is (pages done, pages
+    /// in total).
+    ///
+    /// # Errors
+    /// [`SimError::Precondition`] if the fill cannot be placed.
+    pub fn with_fill_progress(
+        cfg: &Config,
+        opts: RunOptions,
+        workload: &'w mut Requests<'w>,
+        progress: crate::ftl::precondition::FillProgress,
+    ) -> Result<Self, SimError> {
+        Self::build(cfg, opts, workload, None, progress)
+    }
+
+    /// [`Simulation::with_fill_progress`] with a second pass over the same workload, which
+    /// `precondition.pre_process` reads before the run (`None`: the workload can be read only
+    /// once, and pre-processing is refused).
+    ///
+    /// # Errors
+    /// [`SimError::Precondition`] if the fill cannot be placed; [`SimError::PreProcess`] if
+    /// pre-processing is asked for without `pre_pass` or the pass holds too many pages; the
+    /// pass's own trace errors.
+    pub fn build(
+        cfg: &Config,
+        opts: RunOptions,
+        workload: &'w mut Requests<'w>,
+        pre_pass: Option<&mut Requests>,
+        progress: crate::ftl::precondition::FillProgress,
+    ) -> Result<Self, SimError> {
+        if let Some(limit) = opts.max_memory_bytes {
+            let estimate = memory::estimate(cfg);
+            if estimate.total() > limit {
+                return Err(SimError::MemoryLimit { limit, estimate });
+            }
+        }
+        let rngs = Rngs::new(opts.seed);
+        let geo = Geometry::of(cfg);
+        let started = Instant::now();
+        let mut ftl = Ftl::new(cfg, rngs.stream("gc-victim"))?;
+        // The host's pages, before any policy appends pages of its own.
+        let host_logical = ftl.map.logical_pages();
+        let mut policies = crate::schemes::Policies::for_config(cfg);
+        ftl.relocate_into_levels(policies.relocation_levels());
+        let pre = match (cfg.precondition.pre_process, pre_pass) {
+            (false, _) => None,
+            (true, Some(it)) => Some(preprocess::scan(
+                it,
+                u64::from(geo.page_size_bytes),
+                u64::from(host_logical),
+            )?),
+            (true, None) => {
+                return Err(SimError::PreProcess(
+                    "needs the workload twice, and this one can be read once (a trace on standard input); give a file or a synthetic spec".into(),
+                ))
+            }
+        };
+        // The drive was formatted under the same level policy.
+        let fill_level = policies.fill_level();
+        let mut fill_rng = rngs.stream("precondition");
+        let mut written =
+            ftl.precondition(&cfg.precondition, &mut fill_rng, fill_level, progress)?;
+        let pre_processed = match &pre {
+            Some(pre) => {
+                let n = preprocess::write(&mut ftl, &mut policies, cfg.voltage.hot_threshold, pre)?;
+                written += n;
+                Some(n)
+            }
+            None => None,
+        };
+        if written > 0 {
+            ftl.open_streams(
+                &policies.streams(),
+                crate::ftl::blocks::Stream::user(fill_level),
+                &mut fill_rng,
+            )?;
+        }
+        let mut sim = Simulation {
+            host_logical,
+            timing: Timing::of(cfg),
+            now: SimTime::ZERO,
+            events: EventQueue::default(),
+            events_handled: 0,
+            dies: (0..geo.dies()).map(|_| Die::default()).collect(),
+            channels: (0..geo.channels).map(|_| Channel::default()).collect(),
+            ops: Vec::new(),
+            read_snapshots: Vec::new(),
+            free_ops: Vec::new(),
+            reqs: Vec::new(),
+            free_reqs: Vec::new(),
+            place: alloc::policy(cfg, &geo, ftl.map.logical_pages()),
+            sched: sched::policy(cfg.sched.policy),
+            policies,
+            gc_jobs: Vec::new(),
+            free_jobs: Vec::new(),
+            gc_moves: Vec::new(),
+            pe: (0..geo.dies()).map(|_| None).collect(),
+            ipc_rng: rngs.stream("ipc-redo"),
+            buffer: (cfg.buffer.device_pages > 0)
+                .then(|| crate::buffer::LruBuffer::new(cfg.buffer.device_pages)),
+            fill_level,
+            pending_writes: FxHashMap::default(),
+            touched_dies: Vec::new(),
+            seq: 0,
+            host: HostState::default(),
+            metrics: Metrics::default(),
+            workload,
+            progress: None,
+            precondition_wall_s: started.elapsed().as_secs_f64(),
+            failed: None,
+            spare_cmds: Vec::new(),
+            link: link::Link::of(&cfg.host),
+            reads_after_write: FxHashMap::default(),
+            ready_reads: Vec::new(),
+            request_sink: None,
+            details: Vec::new(),
+            gc_waits_for_host: false,
+            placed: vec![0; geo.planes() as usize],
+            idle_work: vec![std::collections::VecDeque::new(); geo.dies() as usize],
+            fill_blocks: if cfg.voltage.split_fill_wear {
+                ftl.blocks.iter().map(|b| b.write_ptr > 0).collect()
+            } else {
+                Vec::new()
+            },
+            cfg: cfg.clone(),
+            opts,
+            geo,
+            ftl,
+        };
+        sim.metrics.pre_processed_pages = pre_processed;
+        sim.gc_waits_for_host = sim
+            .policies
+            .gc_exec
+            .as_ref()
+            .is_some_and(|g| g.waits_for_host());
+        sim.each_policy::<()>(|p, cx| p.start(cx).map(|()| None))?;
+        if opts.verify {
+            verify::check_ftl(&sim.ftl, &|_| false)?;
+        }
+        Ok(sim)
+    }
+}

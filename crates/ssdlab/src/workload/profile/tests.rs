@@ -1,0 +1,100 @@
+//! Tests of the profile on hand-built streams with known answers.
+use super::*;
+
+fn req(t_us: u64, op: IoOp, page: u64, pages: u64) -> Request {
+    Request {
+        time_ns: t_us * 1000,
+        offset_bytes: page * 4096,
+        size_bytes: pages * 4096,
+        op,
+        device: 0,
+        content: None,
+    }
+}
+
+#[test]
+fn page_types_sizes_and_sequentiality_of_a_hand_built_stream() {
+    use IoOp::{Read as R, Write as W};
+    let reqs = [
+        req(0, W, 0, 2),   // pages 0,1 written
+        req(10, R, 2, 1),  // page 2 read; continues the write (all)
+        req(20, R, 0, 1),  // page 0: read after write
+        req(30, W, 10, 1), // page 10 written
+        req(40, R, 1, 2),  // pages 1,2: read after write (page 1 last written)
+    ];
+    let p = profile(reqs.into_iter().map(Ok::<_, String>)).unwrap();
+    // Pages: 0 mixed, 1 mixed, 2 read-only, 10 write-only.
+    assert_eq!(p.page_types.mixed_pct, 50.0);
+    assert_eq!(p.page_types.read_only_pct, 25.0);
+    assert_eq!(p.page_types.write_only_pct, 25.0);
+    // One write and one read each: pages 0 and 1 are MIX by hotr.txt's rule too.
+    assert_eq!(p.page_types.mix_pct, 50.0);
+    assert_eq!((p.page_types.ri_pct, p.page_types.wi_pct), (25.0, 25.0));
+    assert_eq!(p.sequentiality.all_pct, 25.0);
+    assert_eq!(p.sequentiality.read_pct, 50.0); // page 0 then pages 1-2
+    assert_eq!(p.write_pct, 40.0);
+    let read_kib: Vec<u32> = p.sizes.read.iter().map(|s| s.kib).collect();
+    assert_eq!(read_kib, [4, 8]);
+    assert!((p.reuse.read_after_write_pct - 200.0 / 3.0).abs() < 1e-9);
+    assert_eq!(p.reuse.reread_pct, 0.0);
+    // Page 2 re-read by the last request with pages 0 and 1 read in between: distance 2.
+    assert_eq!(p.reuse.reread_stack_distance.count, 1);
+    assert_eq!(p.reuse.reread_stack_distance.p50, 2.0);
+    assert_eq!(p.read_popularity.pages, 3);
+    assert_eq!(p.write_popularity.pages, 3);
+}
+
+#[test]
+fn write_footprint_growth_tells_linear_from_reused_footprints() {
+    use IoOp::Write as W;
+    // 10,240 writes of new pages: the footprint grows linearly.
+    let linear = profile((0..10_240).map(|i| Ok::<_, String>(req(i, W, i, 1)))).unwrap();
+    let g = &linear.reuse.write_footprint_growth_pct;
+    assert_eq!(g.len(), 10);
+    for (i, x) in g.iter().enumerate() {
+        assert!((x - 10.0 * (i + 1) as f64).abs() < 1e-9, "{g:?}");
+    }
+    // 10,240 writes cycling over 512 pages: the whole footprint within the first tenth.
+    let reused = profile((0..10_240).map(|i| Ok::<_, String>(req(i, W, i % 512, 1)))).unwrap();
+    assert!(reused
+        .reuse
+        .write_footprint_growth_pct
+        .iter()
+        .all(|&x| x == 100.0));
+    let reads = profile([Ok::<_, String>(req(0, IoOp::Read, 0, 1))].into_iter()).unwrap();
+    assert!(reads.reuse.write_footprint_growth_pct.is_empty());
+}
+
+#[test]
+fn hotr_page_classes_use_the_ninety_percent_rule() {
+    use IoOp::{Read as R, Write as W};
+    // Page 0: 19 reads, 1 write (95 % reads: RI, though strictly mixed). Page 1: 9 reads,
+    // 1 write (90 %, not above: MIX). Page 2: 1 read, 10 writes (91 % writes: WI).
+    let mut reqs = vec![req(0, W, 0, 1), req(1, W, 1, 1), req(2, R, 2, 1)];
+    reqs.extend((0..19).map(|i| req(10 + i, R, 0, 1)));
+    reqs.extend((0..9).map(|i| req(40 + i, R, 1, 1)));
+    reqs.extend((0..10).map(|i| req(60 + i, W, 2, 1)));
+    let p = profile(reqs.into_iter().map(Ok::<_, String>)).unwrap();
+    let t = &p.page_types;
+    assert_eq!(t.mixed_pct, 100.0);
+    let third = 100.0 / 3.0;
+    assert!([t.ri_pct, t.wi_pct, t.mix_pct]
+        .iter()
+        .all(|x| (x - third).abs() < 1e-9));
+}
+
+#[test]
+fn a_poisson_stream_has_unit_dispersion_and_no_bias() {
+    let spec: crate::workload::synth::SynthSpec =
+        "requests=200000,iat_us=100,write_ratio=0.5,footprint_gib=1"
+            .parse()
+            .unwrap();
+    let p = profile(spec.generate().unwrap()).unwrap();
+    for idc in p.burstiness.all.idc.iter().flatten() {
+        assert!((idc - 1.0).abs() < 0.25, "{idc}");
+    }
+    let b = p.burstiness.all.bmodel_b.unwrap();
+    assert!(b < 0.56, "{b}");
+    let h = p.burstiness.all.hurst.unwrap();
+    assert!((h - 0.5).abs() < 0.1, "{h}");
+}
