@@ -558,3 +558,93 @@ fn two_runs_of_one_experiment_directory_do_not_overlap() {
         .code(2)
         .stderr(contains("another ssdlab process"));
 }
+
+/// Every committed report (REPORT.md, report.html, figures/*.svg) is what `ssdlab experiment
+/// report` draws from the committed results today, with no figure left over from an earlier
+/// spec; and every image the README and docs/ show is one of those figures, so none can go
+/// stale behind the results it shows.
+#[test]
+fn committed_reports_and_doc_images_are_current() {
+    let repo =
+        std::fs::canonicalize(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap();
+    let mut dirs = vec![];
+    for e in std::fs::read_dir(repo.join("experiments")).unwrap() {
+        let dir = e.unwrap().path();
+        for d in [dir.clone(), dir.join("fig7")] {
+            if d.join("experiment.toml").exists() {
+                dirs.push(d);
+            }
+        }
+    }
+    let mut stale = vec![];
+    for dir in &dirs {
+        let rel = dir.strip_prefix(&repo).unwrap().display().to_string();
+        let spec = ssdlab::experiment::ExperimentSpec::load(dir).unwrap();
+        let results = ssdlab::experiment::load_results(&spec, dir);
+        let command = format!("ssdlab experiment run {rel} && ssdlab experiment report {rel}");
+        let r = ssdlab::report::build(&spec, &results.points, &command);
+        let mut expected = vec![
+            (dir.join("REPORT.md"), r.markdown.clone()),
+            (dir.join("report.html"), r.html.clone()),
+        ];
+        for f in &r.figures {
+            expected.push((
+                dir.join("figures").join(format!("{}.svg", f.id)),
+                f.svg.clone(),
+            ));
+        }
+        for (path, text) in &expected {
+            if std::fs::read_to_string(path).ok().as_deref() != Some(text.as_str()) {
+                stale.push(path.strip_prefix(&repo).unwrap().display().to_string());
+            }
+        }
+        for e in std::fs::read_dir(dir.join("figures")).unwrap() {
+            let path = e.unwrap().path();
+            if !expected.iter().any(|(p, _)| *p == path) {
+                stale.push(format!(
+                    "{} (drawn by no figure of the spec)",
+                    path.strip_prefix(&repo).unwrap().display()
+                ));
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "reports that differ from what `ssdlab experiment report` draws now (run it on their experiments): {stale:?}"
+    );
+    // Images shown by the README and the docs: report figures only.
+    let mut pages = vec![repo.join("README.md")];
+    let mut todo = vec![repo.join("docs")];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                pages.push(p);
+            }
+        }
+    }
+    let mut images = 0;
+    for page in pages {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for (i, _) in text.match_indices("![") {
+            let rest = &text[i..];
+            let Some(open) = rest.find("](") else {
+                continue;
+            };
+            let link = &rest[open + 2..rest.find(')').unwrap()];
+            let path = std::fs::canonicalize(page.parent().unwrap().join(link))
+                .unwrap_or_else(|_| panic!("{}: image {link} does not exist", page.display()));
+            let in_figures = path.starts_with(repo.join("experiments"))
+                && path.parent().is_some_and(|p| p.ends_with("figures"));
+            assert!(
+                in_figures,
+                "{}: image {link} is not a report figure (experiments/*/figures/*.svg), so no test keeps it current",
+                page.display()
+            );
+            images += 1;
+        }
+    }
+    assert!(images > 0);
+}
