@@ -10,8 +10,12 @@ use std::path::{Path, PathBuf};
 
 #[derive(Subcommand, Debug)]
 pub enum ExperimentCmd {
-    /// Run every point not already finished (resumable), in parallel.
+    /// Run every point not already finished (resumable), in parallel; calibrates first when
+    /// the experiment declares `[calibrate]`.
     Run(RunExp),
+    /// Find the experiment's `[calibrate]` values (on its baseline variant) without running the
+    /// points; `plan` needs them.
+    Calibrate(RunExp),
     /// Write REPORT.md, report.html and figures/*.svg from the stored results.
     Report(DirArg),
     /// Write one self-contained job file per point (for Slurm arrays, GNU parallel, xargs).
@@ -69,6 +73,19 @@ pub struct RunSpecArgs {
 pub fn dispatch(cmd: ExperimentCmd) -> Result<()> {
     match cmd {
         ExperimentCmd::Run(a) => run(&a.dir, a.jobs, a.memory.limit()?),
+        ExperimentCmd::Calibrate(a) => {
+            let spec = ExperimentSpec::load(&a.dir)?;
+            if spec.calibrate.is_none() {
+                bail!(
+                    "{}: declares no [calibrate] section; nothing to calibrate",
+                    a.dir.join("experiment.toml").display()
+                );
+            }
+            let _held = experiment::lock(&a.dir)?;
+            let (c, searched) = experiment::calibrate::calibrate(&spec, &a.dir, jobs(a.jobs))?;
+            print_calibration(&c, searched);
+            Ok(())
+        }
         ExperimentCmd::Report(a) => write_report(&a.dir),
         ExperimentCmd::Plan(a) => {
             let spec = ExperimentSpec::load(&a.dir)?;
@@ -106,10 +123,44 @@ pub fn run_spec(a: RunSpecArgs) -> Result<()> {
     Ok(())
 }
 
-fn run(dir: &Path, jobs: Option<usize>, max_memory: Option<u64>) -> Result<()> {
+fn jobs(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// One line per calibrated workload and grid point: value found, metric reached, probes.
+fn print_calibration(c: &experiment::calibrate::Calibration, searched: usize) {
+    eprintln!(
+        "calibration: {} workload(s) and grid point(s), {searched} searched now",
+        c.entries.len()
+    );
+    for (key, e) in &c.entries {
+        eprintln!(
+            "  {key}: {}={} gives {} {:.3} (target {}{}; {} runs of {})",
+            e.key,
+            e.value,
+            e.metric,
+            e.reached,
+            e.target,
+            if e.within_tolerance {
+                ""
+            } else {
+                ", NOT reached"
+            },
+            e.probes.len(),
+            e.variant
+        );
+    }
+}
+
+fn run(dir: &Path, jobs_arg: Option<usize>, max_memory: Option<u64>) -> Result<()> {
     let spec = ExperimentSpec::load(dir)?;
     let total = spec.points(dir).len() as u64;
-    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let jobs = jobs(jobs_arg);
+    if spec.calibrate.is_some() {
+        let _held = experiment::lock(dir)?;
+        let (c, searched) = experiment::calibrate::calibrate(&spec, dir, jobs)?;
+        print_calibration(&c, searched);
+    }
     let bar = if std::io::stderr().is_terminal() {
         indicatif::ProgressBar::new(total)
     } else {
@@ -168,7 +219,8 @@ fn write_report(dir: &Path) -> Result<()> {
         "ssdlab experiment run {0} && ssdlab experiment report {0}",
         dir.display()
     );
-    let r = report::build(&spec, &results.points, &command);
+    let calibration = experiment::calibrate::load(&spec, dir);
+    let r = report::build(&spec, &results.points, &calibration, &command);
     let figdir = dir.join("figures");
     std::fs::create_dir_all(&figdir).with_context(|| format!("creating {}", figdir.display()))?;
     for f in &r.figures {

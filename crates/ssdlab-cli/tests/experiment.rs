@@ -353,6 +353,13 @@ fn committed_experiment_results_match_the_current_configs() {
             dir.display(),
             &stale[..stale.len().min(5)]
         );
+        let stale = ssdlab::experiment::calibrate::stale(&spec, &dir).unwrap();
+        assert!(
+            stale.is_empty(),
+            "{}: calibration missing or stale for {stale:?} (re-run `ssdlab experiment run {}`)",
+            dir.display(),
+            dir.display()
+        );
         let stored = std::fs::read_dir(dir.join("results")).unwrap().count();
         assert_eq!(
             stored,
@@ -582,7 +589,8 @@ fn committed_reports_and_doc_images_are_current() {
         let spec = ssdlab::experiment::ExperimentSpec::load(dir).unwrap();
         let results = ssdlab::experiment::load_results(&spec, dir);
         let command = format!("ssdlab experiment run {rel} && ssdlab experiment report {rel}");
-        let r = ssdlab::report::build(&spec, &results.points, &command);
+        let calibration = ssdlab::experiment::calibrate::load(&spec, dir);
+        let r = ssdlab::report::build(&spec, &results.points, &calibration, &command);
         let mut expected = vec![
             (dir.join("REPORT.md"), r.markdown.clone()),
             (dir.join("report.html"), r.html.clone()),
@@ -647,4 +655,131 @@ fn committed_reports_and_doc_images_are_current() {
         }
     }
     assert!(images > 0);
+}
+
+/// `[calibrate]`: the time scale that brings the baseline to 70 % idle is found per workload
+/// and grid point on the baseline variant alone, stored with every probe, and given to every
+/// variant; a spec that would calibrate on a scheme variant, or let a variant override the
+/// calibrated key, is refused.
+#[test]
+fn calibration_runs_on_the_baseline_only_and_reaches_its_target() {
+    let dir = fresh_dir("calibrate");
+    let spec = |variant: &str, rps_set: &str| {
+        format!(
+            r#"
+name = "cal"
+title = "Calibrated"
+preset = "tiny"
+baseline = "FIFO"
+
+[[workload]]
+name = "mix"
+synth = "requests=800,write_ratio=0.4,size_kib=4,iat_us=100,footprint_gib=0.005,seed=3"
+
+[grid]
+"flash.cell" = ["slc", "mlc"]
+
+[[variant]]
+name = "FIFO"
+scheme = "baseline"
+
+[[variant]]
+name = "RPS"
+scheme = "rps"
+set = [{rps_set}]
+
+[calibrate]
+variant = "{variant}"
+key = "host.time_scale"
+range = [0.01, 100.0]
+metric = "idle_pct"
+target = 70.0
+tolerance = 1.0
+"#
+        )
+    };
+    std::fs::write(dir.join("experiment.toml"), spec("RPS", "")).unwrap();
+    ssdlab()
+        .args(["experiment", "run"])
+        .arg(&dir)
+        .assert()
+        .code(2)
+        .stderr(contains("calibrate.variant").and(contains("baseline")));
+    std::fs::write(
+        dir.join("experiment.toml"),
+        spec("FIFO", "\"host.time_scale=2\""),
+    )
+    .unwrap();
+    ssdlab()
+        .args(["experiment", "run"])
+        .arg(&dir)
+        .assert()
+        .code(2)
+        .stderr(contains("calibrate.key").and(contains("RPS")));
+    std::fs::write(dir.join("experiment.toml"), spec("FIFO", "")).unwrap();
+    ssdlab()
+        .args(["experiment", "plan", "--out"])
+        .arg(dir.join("jobs"))
+        .arg(&dir)
+        .assert()
+        .code(2)
+        .stderr(contains("experiment calibrate"));
+    ssdlab()
+        .args(["experiment", "run", "--jobs", "2"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stderr(contains("2 searched now").and(contains("4 run, 0 already done")));
+    let c: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("calibration.json")).unwrap())
+            .unwrap();
+    let entries = c["entries"].as_object().unwrap();
+    assert_eq!(entries.len(), 2, "{c}");
+    let mut scales = vec![];
+    for e in entries.values() {
+        assert_eq!(e["variant"], "FIFO");
+        assert_eq!(e["within_tolerance"], true, "{e}");
+        assert!((e["reached"].as_f64().unwrap() - 70.0).abs() <= 1.0);
+        assert!(e["probes"].as_array().unwrap().len() >= 3);
+        scales.push(e["value"].as_f64().unwrap());
+    }
+    // MLC's slower programs need a longer time scale for the same idle share.
+    assert!(scales[0] != scales[1], "{scales:?}");
+    // Every variant runs with the value found; the baseline reaches the target.
+    for cell in ["slc", "mlc"] {
+        let e = &entries[&format!("mix cell={cell}")];
+        for v in ["FIFO", "RPS"] {
+            let r: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(
+                    dir.join("results")
+                        .join(format!("mix__cell-{cell}__{v}.json")),
+                )
+                .unwrap(),
+            )
+            .unwrap();
+            let sets = r["point"]["sets"].as_array().unwrap();
+            assert!(
+                sets.iter()
+                    .any(|s| s == &format!("host.time_scale={}", e["value"])),
+                "{v} {cell}: {sets:?}"
+            );
+            if v == "FIFO" {
+                assert_eq!(r["summary"]["idle_pct"], e["reached"]);
+            }
+        }
+    }
+    // Nothing changed: nothing searched, nothing run again; the report shows the table.
+    ssdlab()
+        .args(["experiment", "run"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stderr(contains("0 searched now").and(contains("0 run, 4 already done")));
+    ssdlab()
+        .args(["experiment", "report"])
+        .arg(&dir)
+        .assert()
+        .success();
+    let report = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
+    assert!(report.contains("Calibration (baseline only)"), "{report}");
 }

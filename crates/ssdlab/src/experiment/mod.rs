@@ -5,6 +5,7 @@
 //! of config keys to sweep, the baseline variant metrics are normalised to, and the figures to
 //! draw, optionally with the paper's reported values beside them.
 
+pub mod calibrate;
 mod point;
 mod runner;
 mod spec;
@@ -15,7 +16,9 @@ pub use runner::{
     RESULTS_DIR,
 };
 pub(crate) use spec::grid_label;
-pub use spec::{ExperimentSpec, FigureKind, FigureSpec, VariantSpec, WorkloadSpec, MAX_POINTS};
+pub use spec::{
+    CalibrateSpec, ExperimentSpec, FigureKind, FigureSpec, VariantSpec, WorkloadSpec, MAX_POINTS,
+};
 
 use thiserror::Error;
 

@@ -108,7 +108,9 @@ pub fn run_points(
     let budget = max_memory.map(Budget::new);
     let results = dir.join(RESULTS_DIR);
     std::fs::create_dir_all(&results).map_err(io_err(&results))?;
-    let points = spec.points(dir);
+    // The workload parameters the points need are found first, on the baseline only.
+    let (calibrated, _) = super::calibrate::calibrate(spec, dir, jobs)?;
+    let points = spec.points_with(dir, &calibrated);
     let hashes = hashes(&points);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
@@ -214,6 +216,18 @@ pub fn plan(
     dir: &Path,
     out: &Path,
 ) -> Result<Vec<PathBuf>, ExperimentError> {
+    let stale = super::calibrate::stale(spec, dir)?;
+    if !stale.is_empty() {
+        return Err(ExperimentError::Spec {
+            path: dir.join("experiment.toml").display().to_string(),
+            message: format!(
+                "the calibration of {} workload(s) and grid point(s) is missing or stale ({}…); run `ssdlab experiment calibrate {}` first, so every job carries its calibrated value",
+                stale.len(),
+                stale[..stale.len().min(3)].join(", "),
+                dir.display()
+            ),
+        });
+    }
     std::fs::create_dir_all(out).map_err(io_err(out))?;
     let dir = std::fs::canonicalize(dir).map_err(io_err(dir))?;
     let points = spec.points(&dir);

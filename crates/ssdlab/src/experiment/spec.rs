@@ -46,10 +46,42 @@ pub struct ExperimentSpec {
     /// Figures of the report.
     #[serde(default, rename = "figure")]
     pub figures: Vec<FigureSpec>,
+    /// A workload parameter found per workload and grid point on the baseline variant before
+    /// any point runs ([`super::calibrate`]).
+    #[serde(default)]
+    pub calibrate: Option<CalibrateSpec>,
 }
 
 fn one() -> u64 {
     1
+}
+
+/// Calibration: the value of one workload parameter (a config key such as `host.time_scale`)
+/// that brings one metric of the *baseline* variant to a target (a baseline-only figure of the
+/// paper), found for each workload and grid point and then given to every variant there. Scheme
+/// variants never enter the search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CalibrateSpec {
+    /// The variant the search runs; must be the experiment's `baseline`.
+    pub variant: String,
+    /// The config key searched (a workload parameter; no variant may set it).
+    pub key: String,
+    /// Bounds of the search, `[low, high]`; searched on a log scale when both are positive.
+    pub range: [f64; 2],
+    /// Dotted path of the baseline metric (e.g. `idle_pct`).
+    pub metric: String,
+    /// The value the metric should reach.
+    pub target: f64,
+    /// Stop once the metric is this close to the target.
+    pub tolerance: f64,
+    /// Most runs per workload and grid point (the two bounds included).
+    #[serde(default = "default_max_runs")]
+    pub max_runs: u32,
+}
+
+fn default_max_runs() -> u32 {
+    30
 }
 
 /// One workload of an experiment.
@@ -222,6 +254,9 @@ impl ExperimentSpec {
                 return Err(format!("baseline `{b}` is not one of the variants"));
             }
         }
+        if let Some(c) = &self.calibrate {
+            self.check_calibrate(c)?;
+        }
         for (k, values) in &self.grid {
             if values.is_empty() {
                 return Err(format!("grid key `{k}` has no values"));
@@ -324,6 +359,48 @@ impl ExperimentSpec {
         Ok(())
     }
 
+    fn check_calibrate(&self, c: &CalibrateSpec) -> Result<(), String> {
+        if self.baseline.as_deref() != Some(c.variant.as_str()) {
+            return Err(format!(
+                "calibrate.variant = `{}`: must be the experiment's baseline ({}); calibration never runs a scheme under test",
+                c.variant,
+                self.baseline.as_deref().map_or("none given".to_string(), |b| format!("`{b}`"))
+            ));
+        }
+        let sets_key = |s: &String| s.split('=').next().is_some_and(|k| k.trim() == c.key);
+        if let Some(v) = self.variants.iter().find(|v| v.set.iter().any(sets_key)) {
+            return Err(format!(
+                "calibrate.key = `{}`: variant `{}` sets it too; a calibrated workload parameter is the same for every variant",
+                c.key, v.name
+            ));
+        }
+        if self.grid.contains_key(&c.key) {
+            return Err(format!(
+                "calibrate.key = `{}`: it is also a grid key",
+                c.key
+            ));
+        }
+        let [lo, hi] = c.range;
+        if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+            return Err(format!(
+                "calibrate.range = [{lo}, {hi}]: must be two finite numbers, low < high"
+            ));
+        }
+        if !(c.target.is_finite() && c.tolerance.is_finite() && c.tolerance > 0.0) {
+            return Err(format!(
+                "calibrate: target = {} and tolerance = {} must be finite, tolerance > 0",
+                c.target, c.tolerance
+            ));
+        }
+        if !(2..=200).contains(&c.max_runs) {
+            return Err(format!(
+                "calibrate.max_runs = {}: must be in [2, 200]",
+                c.max_runs
+            ));
+        }
+        Ok(())
+    }
+
     /// Every combination of the grid's values (one empty combination without a grid).
     fn combos(&self) -> Vec<BTreeMap<String, String>> {
         let mut combos: Vec<BTreeMap<String, String>> = vec![BTreeMap::new()];
@@ -342,12 +419,29 @@ impl ExperimentSpec {
         combos
     }
 
-    /// Every point: workloads × grid combinations × variants, in that nesting order.
+    /// Every point: workloads × grid combinations × variants, in that nesting order. With
+    /// `[calibrate]`, the value stored in the directory's calibration file for the point's
+    /// workload and grid point is set after the workload's and grid's overrides (none before
+    /// calibration has run: such points have no current result).
     pub fn points(&self, dir: &Path) -> Vec<Point> {
+        let calibrated = super::calibrate::load(self, dir);
+        self.points_with(dir, &calibrated)
+    }
+
+    /// [`ExperimentSpec::points`] with the calibrated values given.
+    pub(crate) fn points_with(
+        &self,
+        dir: &Path,
+        calibrated: &super::calibrate::Calibration,
+    ) -> Vec<Point> {
         let combos = self.combos();
         let mut points = Vec::new();
         for w in &self.workloads {
             for combo in &combos {
+                let value = self
+                    .calibrate
+                    .as_ref()
+                    .and_then(|c| calibrated.value(&w.name, combo).map(|v| (c, v)));
                 for v in &self.variants {
                     let mut sets = self.set.clone();
                     sets.extend(w.set.iter().cloned());
@@ -359,6 +453,9 @@ impl ExperimentSpec {
                     );
                     if let Some(extra) = w.grid_set.get(&grid_label(combo)) {
                         sets.extend(extra.iter().cloned());
+                    }
+                    if let Some((c, value)) = value {
+                        sets.push(format!("{}={value}", c.key));
                     }
                     sets.extend(v.set.iter().cloned());
                     let preset = combo

@@ -13,6 +13,7 @@ mod page;
 pub use figures::{bars, lines, Bars, Lines};
 pub use labels::metric_label;
 
+use crate::experiment::calibrate::Calibration;
 use crate::experiment::{grid_label, ExperimentSpec, FigureKind, FigureSpec, Point, PointResult};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -531,6 +532,43 @@ fn results_table(d: &Data) -> Table {
     Table { header, rows }
 }
 
+/// The calibrated workload parameter of every workload and grid point: the value found on
+/// the baseline, the target and what it reached.
+fn calibration_table(c: &Calibration) -> Table {
+    Table {
+        header: [
+            "workload",
+            "grid point",
+            "key",
+            "value found",
+            "metric",
+            "target",
+            "reached",
+            "within tolerance",
+            "baseline runs",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: c
+            .entries
+            .values()
+            .map(|e| {
+                vec![
+                    e.workload.clone(),
+                    e.grid.clone(),
+                    e.key.clone(),
+                    format!("{:.6}", e.value),
+                    e.metric.clone(),
+                    fmt(Some(e.target)),
+                    fmt(Some(e.reached)),
+                    if e.within_tolerance { "✓" } else { "✗" }.into(),
+                    format!("{} ({})", e.probes.len(), e.variant),
+                ]
+            })
+            .collect(),
+    }
+}
+
 fn provenance_table(d: &Data) -> Table {
     Table {
         header: vec![
@@ -660,6 +698,7 @@ fn numeric_paths(v: &Value, key: String, out: &mut Vec<String>) {
 pub fn build(
     spec: &ExperimentSpec,
     results: &[(Point, Option<PointResult>)],
+    calibration: &Calibration,
     command: &str,
 ) -> Report {
     let d = Data { spec, results };
@@ -676,10 +715,15 @@ pub fn build(
         .filter(|(_, r)| r.is_none())
         .map(|(p, _)| p.id.clone())
         .collect();
-    let tables = [
-        ("All metrics", results_table(&d)),
-        ("Provenance", provenance_table(&d)),
-    ];
+    let mut tables = Vec::new();
+    if spec.calibrate.is_some() {
+        tables.push((
+            "Calibration (baseline only)",
+            calibration_table(calibration),
+        ));
+    }
+    tables.push(("All metrics", results_table(&d)));
+    tables.push(("Provenance", provenance_table(&d)));
     let notes: Vec<String> = folding_note(&d).into_iter().collect();
     let markdown = page::markdown(spec, &figs, &tables, &missing, &notes, command);
     let html = page::html(spec, &figs, &tables, &missing, &notes, command);

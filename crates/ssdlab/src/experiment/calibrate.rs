@@ -1,0 +1,251 @@
+//! Calibration (`[calibrate]` of an experiment): one workload parameter (a config key such as
+//! `host.time_scale`) searched, for each workload and grid point, on the *baseline* variant
+//! only, until one of its metrics reaches a target — a baseline-only figure of the paper (e.g.
+//! pe-suspension.txt's "idle time is reduced from 98% to around 70%"). Every variant of that
+//! workload and grid point then runs with the value found: the schemes are predictions on the
+//! calibrated workload, never inputs to the search.
+//!
+//! The search is a bisection (on a log scale when both bounds are positive) that assumes the
+//! metric moves one way over the range; both bounds are probed first, and a target they do not
+//! bracket is reported as not reached with the closer bound. Results go to
+//! `calibration.json` beside `experiment.toml`, each entry with every probe and a hash of what
+//! it was found for (the baseline point's configuration, workload and seed, and the
+//! `[calibrate]` section), so a changed input is searched again and nothing else is.
+
+use super::spec::CalibrateSpec;
+use super::{grid_label, io_err, ExperimentError, ExperimentSpec, Point};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// File of an experiment directory holding its calibration.
+pub const CALIBRATION_FILE: &str = "calibration.json";
+
+/// One run of the search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Probe {
+    /// The key's value.
+    pub value: f64,
+    /// The metric the baseline reached with it.
+    pub metric: f64,
+}
+
+/// The calibration of one workload at one grid point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// Workload name.
+    pub workload: String,
+    /// Grid point label (empty without a grid).
+    pub grid: String,
+    /// The variant every probe ran (the experiment's baseline).
+    pub variant: String,
+    /// The key searched.
+    pub key: String,
+    /// The value found (the probe closest to the target).
+    pub value: f64,
+    /// The metric's path.
+    pub metric: String,
+    /// The target.
+    pub target: f64,
+    /// The metric reached with `value`.
+    pub reached: f64,
+    /// Whether `reached` is within the tolerance of the target.
+    pub within_tolerance: bool,
+    /// Every probe, in the order run.
+    pub probes: Vec<Probe>,
+    /// Hash of the inputs it was found for.
+    pub inputs: String,
+}
+
+/// Calibrated values by workload and grid point.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    /// Entries keyed by `"<workload> <grid label>"`.
+    pub entries: BTreeMap<String, Entry>,
+}
+
+fn entry_key(workload: &str, grid: &BTreeMap<String, String>) -> String {
+    format!("{workload} {}", grid_label(grid))
+        .trim_end()
+        .to_string()
+}
+
+impl Calibration {
+    /// The value found for `workload` at grid point `grid`, if any.
+    pub fn value(&self, workload: &str, grid: &BTreeMap<String, String>) -> Option<f64> {
+        self.entries
+            .get(&entry_key(workload, grid))
+            .map(|e| e.value)
+    }
+}
+
+/// The calibration stored in `dir` (empty without `[calibrate]`, or when the file is missing or
+/// unreadable: its points then have no current result until calibration runs).
+pub fn load(spec: &ExperimentSpec, dir: &Path) -> Calibration {
+    if spec.calibrate.is_none() {
+        return Calibration::default();
+    }
+    std::fs::read_to_string(dir.join(CALIBRATION_FILE))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+/// The baseline points the search runs on, one per workload and grid point, uncalibrated.
+fn targets(spec: &ExperimentSpec, c: &CalibrateSpec, dir: &Path) -> Vec<Point> {
+    spec.points_with(dir, &Calibration::default())
+        .into_iter()
+        .filter(|p| p.variant == c.variant)
+        .collect()
+}
+
+/// What an entry is found for: the uncalibrated baseline point (config, workload, seed) and the
+/// `[calibrate]` section.
+fn inputs(c: &CalibrateSpec, p: &Point) -> Result<String, ExperimentError> {
+    let mut h = Sha256::new();
+    h.update(p.hash()?.as_bytes());
+    h.update(serde_json::to_string(c).expect("calibrate specs serialise"));
+    Ok(h.finalize()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// Workloads and grid points whose stored calibration is missing or was found for other
+/// inputs (empty without `[calibrate]`).
+///
+/// # Errors
+/// Config or workload errors.
+pub fn stale(spec: &ExperimentSpec, dir: &Path) -> Result<Vec<String>, ExperimentError> {
+    let Some(c) = &spec.calibrate else {
+        return Ok(Vec::new());
+    };
+    let have = load(spec, dir);
+    let mut out = Vec::new();
+    for p in targets(spec, c, dir) {
+        let key = entry_key(&p.workload, &p.grid);
+        if have.entries.get(&key).map(|e| &e.inputs) != Some(&inputs(c, &p)?) {
+            out.push(key);
+        }
+    }
+    Ok(out)
+}
+
+/// Searches every workload and grid point whose calibration is missing or stale, `jobs` at a
+/// time, and stores the file; returns the calibration and how many entries were searched.
+///
+/// # Errors
+/// Config, workload, simulation or I/O errors (the first of them; nothing is stored then).
+pub fn calibrate(
+    spec: &ExperimentSpec,
+    dir: &Path,
+    jobs: usize,
+) -> Result<(Calibration, usize), ExperimentError> {
+    let Some(c) = &spec.calibrate else {
+        return Ok((Calibration::default(), 0));
+    };
+    let have = load(spec, dir);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|e| ExperimentError::Run {
+            point: "calibration".into(),
+            message: e.to_string(),
+        })?;
+    type Found = Result<(String, Entry, bool), ExperimentError>;
+    let found: Vec<Found> = pool.install(|| {
+        targets(spec, c, dir)
+            .par_iter()
+            .map(|p| {
+                let key = entry_key(&p.workload, &p.grid);
+                let inputs = inputs(c, p)?;
+                match have.entries.get(&key) {
+                    Some(e) if e.inputs == inputs => Ok((key, e.clone(), false)),
+                    _ => search(c, p, inputs).map(|e| (key, e, true)),
+                }
+            })
+            .collect()
+    });
+    let mut out = Calibration::default();
+    let mut searched = 0;
+    for r in found {
+        let (key, e, new) = r?;
+        searched += usize::from(new);
+        out.entries.insert(key, e);
+    }
+    if out != have {
+        let path = dir.join(CALIBRATION_FILE);
+        let text = serde_json::to_string_pretty(&out).expect("calibrations serialise") + "\n";
+        crate::files::write_whole(&path, text.as_bytes()).map_err(io_err(&path))?;
+    }
+    Ok((out, searched))
+}
+
+/// The bisection for one baseline point.
+fn search(c: &CalibrateSpec, p: &Point, inputs: String) -> Result<Entry, ExperimentError> {
+    let [lo, hi] = c.range;
+    let log = lo > 0.0;
+    let to_x = |v: f64| if log { v.ln() } else { v };
+    let from_x = |x: f64| if log { x.exp() } else { x };
+    let mut probes: Vec<Probe> = Vec::new();
+    let mut run = |value: f64| -> Result<f64, ExperimentError> {
+        let mut q = p.clone();
+        q.sets.push(format!("{}={value}", c.key));
+        q.id = format!("{}@{}={value}", p.id, c.key);
+        q.verify = false;
+        let r = q.run(String::new(), crate::sim::memory::default_limit())?;
+        let metric =
+            crate::report::metric(&r.summary, &c.metric).ok_or_else(|| ExperimentError::Run {
+                point: q.id.clone(),
+                message: format!(
+                    "calibrate.metric = `{}`: not a number in this run's summary",
+                    c.metric
+                ),
+            })?;
+        probes.push(Probe { value, metric });
+        Ok(metric)
+    };
+    let close = |m: f64| (m - c.target).abs() <= c.tolerance;
+    let (mut a, mut b) = (to_x(lo), to_x(hi));
+    let fa = run(lo)?;
+    let fb = run(hi)?;
+    if !close(fa) && !close(fb) && (fa - c.target).signum() != (fb - c.target).signum() {
+        let below_at_a = fa < c.target;
+        for _ in 2..c.max_runs {
+            let mid = (a + b) / 2.0;
+            let fm = run(from_x(mid))?;
+            if close(fm) {
+                break;
+            }
+            if (fm < c.target) == below_at_a {
+                a = mid;
+            } else {
+                b = mid;
+            }
+        }
+    }
+    let best = probes
+        .iter()
+        .min_by(|x, y| {
+            (x.metric - c.target)
+                .abs()
+                .total_cmp(&(y.metric - c.target).abs())
+        })
+        .expect("two probes at least")
+        .clone();
+    Ok(Entry {
+        workload: p.workload.clone(),
+        grid: grid_label(&p.grid),
+        variant: p.variant.clone(),
+        key: c.key.clone(),
+        value: best.value,
+        metric: c.metric.clone(),
+        target: c.target,
+        reached: best.metric,
+        within_tolerance: close(best.metric),
+        probes,
+        inputs,
+    })
+}
