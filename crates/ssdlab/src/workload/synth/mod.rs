@@ -576,14 +576,15 @@ impl Iterator for Synth {
         let size_pages = u64::from(kib).div_ceil(4);
         let continues = if split { dir.started } else { self.emitted > 1 };
         let previous_end = if split { dir.next_page } else { self.next_page };
-        let written = &self.dirs[1].recent;
-        let start = if rider
-            && self.spec.cobatch_raw > 0.0
-            && !written.slots.is_empty()
-            && self.rng.random_bool(self.spec.cobatch_raw)
-        {
-            written.back(1)
-        } else if continues && self.rng.random_bool(dir.seq) {
+        let read_back = if rider && self.spec.cobatch_raw > 0.0 {
+            self.read_back()
+        } else {
+            None
+        };
+        let seq = self.dirs[op].seq;
+        let start = if let Some(page) = read_back {
+            page
+        } else if continues && self.rng.random_bool(seq) {
             previous_end
         } else if let Some(page) = self.local(io) {
             page
@@ -643,6 +644,15 @@ impl Iterator for Synth {
 }
 
 impl Synth {
+    /// A rider's read of the latest write's start page, drawn with probability `cobatch_raw`
+    /// (`None`: not drawn, or nothing written yet).
+    #[cold]
+    fn read_back(&mut self) -> Option<u64> {
+        let written = &self.dirs[1].recent;
+        (!written.slots.is_empty() && self.rng.random_bool(self.spec.cobatch_raw))
+            .then(|| written.back(1))
+    }
+
     /// A read's page from temporal locality: a re-read of a recent read's start page or the
     /// start page of a recent write (`None`: neither drawn, or nothing recent yet). Draws
     /// nothing unless `reread` or `raw` is set.
