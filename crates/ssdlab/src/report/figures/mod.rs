@@ -94,12 +94,24 @@ enum Key {
     Paper,
 }
 
+/// A legend entry's label starts this far right of its key's left edge, px (a swatch is 14 px
+/// wide, a line key 18: the label sits 4–8 px after its own key).
+const LABEL_OFFSET: u32 = 22;
+/// Space after a label before the next entry's key, px: wider than the key-to-label space, so
+/// a key reads as belonging to the label after it, not the one before.
+const ENTRY_GAP: u32 = 22;
+
+/// Width one legend entry takes, px.
+fn entry_width(name: &str) -> u32 {
+    LABEL_OFFSET + text_width(name, FONT) + ENTRY_GAP
+}
+
 /// Rows of legend entries that fit `width`, each entry (key, name).
 fn legend_rows(entries: &[(Key, String)], width: u32) -> Vec<Vec<(Key, String)>> {
     let mut rows: Vec<Vec<(Key, String)>> = vec![vec![]];
     let mut used = 0;
     for e in entries {
-        let w = 30 + text_width(&e.1, FONT);
+        let w = entry_width(&e.1);
         let row = rows.last_mut().expect("one row at least");
         if used + w > width && !row.is_empty() {
             rows.push(vec![e.clone()]);
@@ -153,8 +165,12 @@ fn head<'a>(
                 Key::Dot(c) => legend.draw(&Circle::new((x + 9, y), 4, c.filled()))?,
                 Key::Paper => legend.draw(&TriangleMarker::new((x + 8, y), 6, BLACK.filled()))?,
             }
-            legend.draw(&Text::new(name.clone(), (x + 24, y - 7), style.clone()))?;
-            x += 30 + text_width(name, FONT) as i32;
+            legend.draw(&Text::new(
+                name.clone(),
+                (x + LABEL_OFFSET as i32, y - 7),
+                style.clone(),
+            ))?;
+            x += entry_width(name) as i32;
         }
     }
     Ok(rest)
