@@ -533,8 +533,9 @@ fn results_table(d: &Data) -> Table {
 }
 
 /// The calibrated workload parameter of every workload and grid point: the value found on
-/// the baseline, the target and what it reached.
-fn calibration_table(c: &Calibration) -> Table {
+/// the baseline (marked when it is a bound of the search's `range`, where the target may only
+/// be reached at an extreme of the workload), the target and what it reached.
+fn calibration_table(c: &Calibration, range: Option<[f64; 2]>) -> Table {
     Table {
         header: [
             "workload",
@@ -557,7 +558,11 @@ fn calibration_table(c: &Calibration) -> Table {
                     e.workload.clone(),
                     e.grid.clone(),
                     e.key.clone(),
-                    format!("{:.6}", e.value),
+                    if range.is_some_and(|r| r.contains(&e.value)) {
+                        format!("{:.6} (range bound)", e.value)
+                    } else {
+                        format!("{:.6}", e.value)
+                    },
                     e.metric.clone(),
                     fmt(Some(e.target)),
                     fmt(Some(e.reached)),
@@ -719,7 +724,7 @@ pub fn build(
     if spec.calibrate.is_some() {
         tables.push((
             "Calibration (baseline only)",
-            calibration_table(calibration),
+            calibration_table(calibration, spec.calibrate.as_ref().map(|c| c.range)),
         ));
     }
     tables.push(("All metrics", results_table(&d)));
