@@ -137,9 +137,10 @@ pub fn render(s: &Summary, cfg: &Config) -> String {
     }
     let _ = writeln!(
         o,
-        "sim: {:.3} s simulated, {:.3} s wall, {} events, {:.0} requests/s, {:.0} events/s{}",
+        "sim: {:.3} s simulated, {:.3} s wall (+ {:.3} s building and preconditioning the drive), {} events, {:.0} requests/s, {:.0} events/s{}",
         s.simulated_s,
         s.sim.wall_s,
+        s.sim.precondition_wall_s,
         s.sim.events,
         s.sim.requests_per_s,
         s.sim.events_per_s,

@@ -628,3 +628,27 @@ fn pre_processing_needs_a_workload_it_can_read_twice() {
     let j: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert!(j["pre_processed_pages"].as_u64().unwrap() > 0, "{j}");
 }
+
+#[test]
+fn a_scheme_that_needs_a_device_buffer_names_the_preset_that_has_one() {
+    for (scheme, preset) in [
+        ("sgc", "`shadowgc` preset"),
+        ("dgc", "`shadowgc` preset"),
+        ("hire", "`hire` preset"),
+    ] {
+        ssdlab()
+            .args([
+                "run",
+                "-q",
+                "--preset",
+                "tiny",
+                "--scheme",
+                scheme,
+                "--synth",
+                "requests=10",
+            ])
+            .assert()
+            .code(2)
+            .stderr(contains("buffer.device_pages").and(contains(preset)));
+    }
+}

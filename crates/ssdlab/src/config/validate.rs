@@ -249,13 +249,10 @@ fn check_shadow(raw: &RawConfig, errs: &mut Vec<String>) {
         errs.push(format!("shadow.gc = {:?}: needs a host buffer (buffer.host_pages > 0): its zombies are pages dirty there", sh.gc).to_lowercase());
     }
     if sh.gc.from_buffer() && raw.buffer.device_pages == 0 {
-        errs.push(
-            format!(
-                "shadow.gc = {:?}: needs a device buffer (buffer.device_pages > 0)",
-                sh.gc
-            )
-            .to_lowercase(),
-        );
+        errs.push(format!(
+            "shadow.gc = {}: needs a device buffer (buffer.device_pages > 0; the `shadowgc` preset has the paper's 128 MB, 8,192 pages of 16 KiB, or set buffer.device_pages)",
+            format!("{:?}", sh.gc).to_lowercase()
+        ));
     }
     if raw.buffer.host_pages > 0 && raw.dedup.enabled {
         errs.push("buffer.host_pages: not supported with dedup.enabled = true".into());
@@ -332,7 +329,7 @@ fn check_rest(raw: &RawConfig, errs: &mut Vec<String>) {
         errs.push(format!("voltage.hot_threshold = {}: must be in [0.5, 1) (a page cannot be both read-hot and write-hot)", v.hot_threshold));
     }
     if v.policy == VoltagePolicy::Hire && raw.buffer.device_pages == 0 {
-        errs.push("voltage.policy = \"hire\": needs buffer.device_pages > 0 (hotness comes from the buffer)".to_string());
+        errs.push("voltage.policy = \"hire\": needs buffer.device_pages > 0 (hotness comes from the buffer; the `hire` preset has one of 4,096 pages, or set buffer.device_pages)".to_string());
     }
     for (key, volts) in [
         ("voltage.high_volts", &v.high_volts),
