@@ -27,6 +27,7 @@ pub fn compare(files: &[PathBuf], json: bool) -> Result<String> {
     if files.len() < 2 {
         anyhow::bail!("compare needs at least two summaries (ssdlab run --json FILE)");
     }
+    let mut points: Vec<Option<Value>> = Vec::new();
     let runs: Vec<Value> = files
         .iter()
         .map(|f| {
@@ -34,7 +35,8 @@ pub fn compare(files: &[PathBuf], json: bool) -> Result<String> {
                 ssdlab::files::read_text(f).with_context(|| format!("reading {}", f.display()))?;
             let v: Value = serde_json::from_str(&text)
                 .with_context(|| format!("{}: not a JSON summary", f.display()))?;
-            // An experiment result holds the summary under `summary`.
+            // An experiment result holds the summary under `summary`, its point beside it.
+            points.push(v.get("point").cloned());
             let v = v.get("summary").cloned().unwrap_or(v);
             if v.get("all").is_none() {
                 anyhow::bail!("{}: not a run summary (no `all` latencies)", f.display());
@@ -48,6 +50,56 @@ pub fn compare(files: &[PathBuf], json: bool) -> Result<String> {
             .and_then(Value::as_f64)
     };
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+    // What each run is: its scheme, and for an experiment point its workload, variant, preset.
+    let labels: Vec<String> = runs
+        .iter()
+        .zip(&points)
+        .map(|(r, p)| {
+            let mut l = format!(
+                "scheme {}",
+                text(r.get("scheme")).unwrap_or_else(|| "?".into())
+            );
+            if let Some(p) = p {
+                for key in ["workload", "variant", "preset"] {
+                    if let Some(v) = text(p.get(key)) {
+                        l += &format!(", {key} {v}");
+                    }
+                }
+            }
+            l + &format!(
+                ", {} requests",
+                get(r, "requests").map_or("?".to_string(), fmt)
+            )
+        })
+        .collect();
+    let mut warnings = Vec::new();
+    let requests: Vec<Option<f64>> = runs.iter().map(|r| get(r, "requests")).collect();
+    if requests.iter().any(|n| *n != requests[0]) {
+        warnings.push(format!(
+            "the runs replay different numbers of requests ({}): their differences mix workload and scheme",
+            requests
+                .iter()
+                .map(|n| n.map_or("?".to_string(), fmt))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let workloads: Vec<Option<String>> = points
+        .iter()
+        .map(|p| text(p.as_ref().and_then(|p| p.get("workload"))))
+        .collect();
+    if workloads.iter().all(Option::is_some) && workloads.iter().any(|w| *w != workloads[0]) {
+        warnings.push(format!(
+            "the runs are points of different workloads ({})",
+            workloads
+                .iter()
+                .flatten()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     if json {
         let rows: Vec<Value> = METRICS
             .iter()
@@ -61,13 +113,19 @@ pub fn compare(files: &[PathBuf], json: bool) -> Result<String> {
                 serde_json::json!({ "metric": label, "key": path, "values": values, "pct_vs_first": diffs })
             })
             .collect();
-        return Ok(serde_json::to_string_pretty(
-            &serde_json::json!({ "runs": names, "metrics": rows }),
-        )? + "\n");
+        return Ok(serde_json::to_string_pretty(&serde_json::json!({
+            "runs": names,
+            "labels": labels,
+            "warnings": warnings,
+            "metrics": rows
+        }))? + "\n");
     }
     let mut out = String::new();
-    for (i, n) in names.iter().enumerate() {
-        out += &format!("[{}] {n}\n", i + 1);
+    for (i, (n, l)) in names.iter().zip(&labels).enumerate() {
+        out += &format!("[{}] {n}: {l}\n", i + 1);
+    }
+    for w in &warnings {
+        out += &format!("warning: {w}\n");
     }
     out += &format!("{:<22}", "metric");
     for i in 0..runs.len() {

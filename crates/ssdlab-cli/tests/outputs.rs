@@ -47,7 +47,32 @@ fn compare_puts_runs_side_by_side_with_differences() {
         .args([&a, &b])
         .assert()
         .success()
-        .stdout(contains("read mean (us)").and(contains(want.as_str())));
+        .stdout(
+            contains("read mean (us)")
+                .and(contains(want.as_str()))
+                .and(contains("scheme baseline, 2000 requests"))
+                .and(contains("scheme rps, 2000 requests"))
+                .and(contains("warning").not()),
+        );
+    // Runs of different lengths are compared with a warning, not silently.
+    let short = tmp("short.json");
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args(["run", "-q", "--limit", "500", "--trace"])
+        .arg(trace())
+        .arg("--json")
+        .arg(&short)
+        .assert()
+        .success();
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .arg("compare")
+        .args([&a, &short])
+        .assert()
+        .success()
+        .stdout(contains(
+            "warning: the runs replay different numbers of requests (2000, 500)",
+        ));
     let out = Command::cargo_bin("ssdlab")
         .unwrap()
         .arg("compare")
