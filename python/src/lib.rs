@@ -271,8 +271,8 @@ fn experiment_run(py: Python<'_>, dir: String, jobs: usize) -> PyResult<Outcomes
     py.detach(|| {
         let dir = std::path::Path::new(&dir);
         let spec = ExperimentSpec::load(dir).map_err(|e| e.to_string())?;
-        let outcomes =
-            run_points(&spec, dir, jobs.max(1), None, &|_| {}).map_err(|e| e.to_string())?;
+        let outcomes = run_points(&spec, dir, jobs.max(1), None, &|_, _| {}, &|_| {})
+            .map_err(|e| e.to_string())?;
         let (mut done, mut skipped, mut failed) = (Vec::new(), Vec::new(), Vec::new());
         for o in outcomes {
             match o {

@@ -156,11 +156,6 @@ fn run(dir: &Path, jobs_arg: Option<usize>, max_memory: Option<u64>) -> Result<(
     let spec = ExperimentSpec::load(dir)?;
     let total = spec.points(dir).len() as u64;
     let jobs = jobs(jobs_arg);
-    if spec.calibrate.is_some() {
-        let _held = experiment::lock(dir)?;
-        let (c, searched) = experiment::calibrate::calibrate(&spec, dir, jobs)?;
-        print_calibration(&c, searched);
-    }
     let bar = if std::io::stderr().is_terminal() {
         indicatif::ProgressBar::new(total)
     } else {
@@ -173,12 +168,19 @@ fn run(dir: &Path, jobs_arg: Option<usize>, max_memory: Option<u64>) -> Result<(
         .expect("valid template"),
     );
     eprintln!("experiment {}: {total} points on {jobs} threads", spec.name);
-    let outcomes = experiment::run_points(&spec, dir, jobs, max_memory, &|o| {
-        bar.inc(1);
-        if let PointOutcome::Failed(id, _) = o {
-            bar.set_message(format!("failed: {id}"));
-        }
-    })?;
+    let outcomes = experiment::run_points(
+        &spec,
+        dir,
+        jobs,
+        max_memory,
+        &|c, searched| bar.suspend(|| print_calibration(c, searched)),
+        &|o| {
+            bar.inc(1);
+            if let PointOutcome::Failed(id, _) = o {
+                bar.set_message(format!("failed: {id}"));
+            }
+        },
+    )?;
     bar.finish_and_clear();
     let (mut done, mut skipped, mut failed) = (0, 0, Vec::new());
     for o in outcomes {

@@ -312,11 +312,9 @@ fn the_quick_experiment_runs_and_reports() {
         .stderr(contains("8 figures (0 points without results)"));
 }
 
-/// Committed results must match HEAD: a change that alters any point's config (or workload)
-/// hash must re-run the affected experiments in the same commit
-/// (`ssdlab experiment run experiments/<name>` re-runs exactly the stale points).
-#[test]
-fn committed_experiment_results_match_the_current_configs() {
+/// The repository root and every committed experiment directory (`experiments/*` and their
+/// `fig7` sub-experiment).
+fn committed_experiments() -> (PathBuf, Vec<PathBuf>) {
     let repo =
         std::fs::canonicalize(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap();
     let mut dirs = vec![];
@@ -328,6 +326,15 @@ fn committed_experiment_results_match_the_current_configs() {
             }
         }
     }
+    (repo, dirs)
+}
+
+/// Committed results must match HEAD: a change that alters any point's config (or workload)
+/// hash must re-run the affected experiments in the same commit
+/// (`ssdlab experiment run experiments/<name>` re-runs exactly the stale points).
+#[test]
+fn committed_experiment_results_match_the_current_configs() {
+    let (_, dirs) = committed_experiments();
     assert!(dirs.len() >= 6, "{dirs:?}");
     for dir in dirs {
         let spec = ssdlab::experiment::ExperimentSpec::load(&dir).unwrap();
@@ -572,17 +579,7 @@ fn two_runs_of_one_experiment_directory_do_not_overlap() {
 /// stale behind the results it shows.
 #[test]
 fn committed_reports_and_doc_images_are_current() {
-    let repo =
-        std::fs::canonicalize(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap();
-    let mut dirs = vec![];
-    for e in std::fs::read_dir(repo.join("experiments")).unwrap() {
-        let dir = e.unwrap().path();
-        for d in [dir.clone(), dir.join("fig7")] {
-            if d.join("experiment.toml").exists() {
-                dirs.push(d);
-            }
-        }
-    }
+    let (repo, dirs) = committed_experiments();
     let mut stale = vec![];
     for dir in &dirs {
         let rel = dir.strip_prefix(&repo).unwrap().display().to_string();

@@ -12,6 +12,7 @@
 //! it was found for (the baseline point's configuration, workload and seed, and the
 //! `[calibrate]` section), so a changed input is searched again and nothing else is.
 
+use super::point::hex;
 use super::spec::CalibrateSpec;
 use super::{grid_label, io_err, ExperimentError, ExperimentSpec, Point};
 use rayon::prelude::*;
@@ -93,24 +94,30 @@ pub fn load(spec: &ExperimentSpec, dir: &Path) -> Calibration {
         .unwrap_or_default()
 }
 
-/// The baseline points the search runs on, one per workload and grid point, uncalibrated.
-fn targets(spec: &ExperimentSpec, c: &CalibrateSpec, dir: &Path) -> Vec<Point> {
-    spec.points_with(dir, &Calibration::default())
+/// The baseline points the search runs on, one per workload and grid point, uncalibrated,
+/// each with the hash of what its entry is found for: the point (config, workload, seed) and
+/// the `[calibrate]` section. Workloads are fingerprinted once, as for the points' own hashes.
+fn targets(
+    spec: &ExperimentSpec,
+    c: &CalibrateSpec,
+    dir: &Path,
+) -> Result<Vec<(Point, String)>, ExperimentError> {
+    let points: Vec<Point> = spec
+        .points_with(dir, &Calibration::default())
         .into_iter()
         .filter(|p| p.variant == c.variant)
+        .collect();
+    let section = serde_json::to_string(c).expect("calibrate specs serialise");
+    super::runner::hashes(&points)
+        .into_iter()
+        .zip(points)
+        .map(|(hash, p)| {
+            let mut h = Sha256::new();
+            h.update(hash?.as_bytes());
+            h.update(&section);
+            Ok((p, hex(&h.finalize()[..8])))
+        })
         .collect()
-}
-
-/// What an entry is found for: the uncalibrated baseline point (config, workload, seed) and the
-/// `[calibrate]` section.
-fn inputs(c: &CalibrateSpec, p: &Point) -> Result<String, ExperimentError> {
-    let mut h = Sha256::new();
-    h.update(p.hash()?.as_bytes());
-    h.update(serde_json::to_string(c).expect("calibrate specs serialise"));
-    Ok(h.finalize()[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
 }
 
 /// Workloads and grid points whose stored calibration is missing or was found for other
@@ -124,9 +131,9 @@ pub fn stale(spec: &ExperimentSpec, dir: &Path) -> Result<Vec<String>, Experimen
     };
     let have = load(spec, dir);
     let mut out = Vec::new();
-    for p in targets(spec, c, dir) {
+    for (p, inputs) in targets(spec, c, dir)? {
         let key = entry_key(&p.workload, &p.grid);
-        if have.entries.get(&key).map(|e| &e.inputs) != Some(&inputs(c, &p)?) {
+        if have.entries.get(&key).map(|e| &e.inputs) != Some(&inputs) {
             out.push(key);
         }
     }
@@ -154,16 +161,16 @@ pub fn calibrate(
             point: "calibration".into(),
             message: e.to_string(),
         })?;
+    let targets = targets(spec, c, dir)?;
     type Found = Result<(String, Entry, bool), ExperimentError>;
     let found: Vec<Found> = pool.install(|| {
-        targets(spec, c, dir)
-            .par_iter()
-            .map(|p| {
+        targets
+            .into_par_iter()
+            .map(|(p, inputs)| {
                 let key = entry_key(&p.workload, &p.grid);
-                let inputs = inputs(c, p)?;
                 match have.entries.get(&key) {
                     Some(e) if e.inputs == inputs => Ok((key, e.clone(), false)),
-                    _ => search(c, p, inputs).map(|e| (key, e, true)),
+                    _ => search(c, &p, inputs).map(|e| (key, e, true)),
                 }
             })
             .collect()

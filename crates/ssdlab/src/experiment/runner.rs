@@ -30,7 +30,7 @@ pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), ExperimentErro
 
 /// Hashes of points, fingerprinting each distinct workload once; a point whose config or
 /// workload is broken gets its error, the others their hash.
-fn hashes(points: &[Point]) -> Vec<Result<String, ExperimentError>> {
+pub(super) fn hashes(points: &[Point]) -> Vec<Result<String, ExperimentError>> {
     let mut fingerprints: std::collections::BTreeMap<String, Result<String, String>> =
         Default::default();
     points
@@ -90,18 +90,22 @@ fn existing_hash(path: &Path) -> Option<String> {
 }
 
 /// Runs every point of `spec` not already finished, on `jobs` threads, storing each result as
-/// soon as it is done; holds the directory's [`lock`] meanwhile. `on_outcome` is called after every point (for progress). A failing point
+/// soon as it is done; holds the directory's [`lock`] meanwhile. With `[calibrate]`, the
+/// calibration comes first ([`super::calibrate::calibrate`]) and `on_calibrated` hears it and
+/// how many entries were searched. `on_outcome` is called after every point (for progress). A failing point
 /// is reported and the others continue. With `max_memory`, the points running at once share
 /// it: a point starts when its estimate (see [`crate::sim::memory`]) fits in what the running
 /// ones leave, so more jobs never make a point fail that fits alone.
 ///
 /// # Errors
-/// Only if the results directory cannot be created; per-point failures are in the outcomes.
+/// If the results directory cannot be created or calibration fails; per-point failures are in
+/// the outcomes.
 pub fn run_points(
     spec: &ExperimentSpec,
     dir: &Path,
     jobs: usize,
     max_memory: Option<u64>,
+    on_calibrated: &dyn Fn(&super::calibrate::Calibration, usize),
     on_outcome: &(dyn Fn(&PointOutcome) + Sync),
 ) -> Result<Vec<PointOutcome>, ExperimentError> {
     let _held = lock(dir)?;
@@ -109,7 +113,10 @@ pub fn run_points(
     let results = dir.join(RESULTS_DIR);
     std::fs::create_dir_all(&results).map_err(io_err(&results))?;
     // The workload parameters the points need are found first, on the baseline only.
-    let (calibrated, _) = super::calibrate::calibrate(spec, dir, jobs)?;
+    let (calibrated, searched) = super::calibrate::calibrate(spec, dir, jobs)?;
+    if spec.calibrate.is_some() {
+        on_calibrated(&calibrated, searched);
+    }
     let points = spec.points_with(dir, &calibrated);
     let hashes = hashes(&points);
     let pool = rayon::ThreadPoolBuilder::new()

@@ -413,6 +413,22 @@ impl Policies {
         self.push(policy);
     }
 
+    /// The level a page is programmed with, given its hotness class (`None`: never classed).
+    pub fn level_for(&self, class: Option<Hotness>) -> Level {
+        self.level
+            .as_ref()
+            .map_or(Level::Normal, |l| l.level(class))
+    }
+
+    /// Page `lpn` was classed `class` (it left the device buffer, or pre-processing classed
+    /// it): the level policy records it; returns the level to program it at.
+    pub fn classified(&mut self, lpn: u32, class: Hotness) -> Level {
+        if let Some(l) = self.level.as_mut() {
+            l.classified(lpn, class);
+        }
+        self.level_for(Some(class))
+    }
+
     /// Level of data written before the trace.
     pub fn fill_level(&self) -> Level {
         self.level

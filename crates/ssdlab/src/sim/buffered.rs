@@ -13,10 +13,7 @@ use crate::sched::{Cause, OpKind, QueueKind};
 impl Simulation<'_> {
     /// The level a page is programmed with, given its hotness class when it left the buffer.
     pub(super) fn level_for(&self, class: Option<Hotness>) -> Level {
-        self.policies
-            .level
-            .as_ref()
-            .map_or(Level::Normal, |l| l.level(class))
+        self.policies.level_for(class)
     }
 
     /// Completes a page of `req` after one DRAM access (a buffer hit).
@@ -88,10 +85,7 @@ impl Simulation<'_> {
         let class = e.hotness(self.cfg.voltage.hot_threshold);
         self.metrics.buffer.evictions[usize::from(e.dirty)] += 1;
         self.metrics.buffer.classes[class as usize] += 1;
-        if let Some(l) = self.policies.level.as_mut() {
-            l.classified(e.lpn, class);
-        }
-        let level = self.level_for(Some(class));
+        let level = self.policies.classified(e.lpn, class);
         if e.dirty && self.cache_drops(e.lpn, req) {
             return None;
         }

@@ -11,7 +11,6 @@
 
 use super::SimError;
 use crate::buffer::Evicted;
-use crate::flash::Level;
 use crate::ftl::precondition::PreconditionError;
 use crate::ftl::Ftl;
 use crate::schemes::Policies;
@@ -117,14 +116,7 @@ pub(super) fn write(
             writes: p.writes,
         }
         .hotness(hot_threshold);
-        let level = match policies.level.as_mut() {
-            Some(l) => {
-                l.classified(p.lpn, class);
-                l.level(Some(class))
-            }
-            None => Level::Normal,
-        };
-        ftl.pre_write(p.lpn, level)?;
+        ftl.pre_write(p.lpn, policies.classified(p.lpn, class))?;
     }
     Ok(pre.len() as u64)
 }
