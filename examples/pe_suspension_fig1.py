@@ -22,6 +22,8 @@ EXPERIMENT = ROOT / "experiments" / "pe-suspension"
 # The paper's averages over its six traces (the experiment's [figure.paper_mean]).
 PAPER = {"slc": {"RPS": 0.554, "PE0": 0.283}, "mlc": {"RPS": 0.517, "PE0": 0.244}}
 VARIANTS = ["RPS", "PER", "PE0"]
+# One marker per paper series, so the legend tells them apart.
+PAPER_MARKER = {"RPS": "^", "PE0": "v"}
 
 
 def main(out):
@@ -41,7 +43,8 @@ def main(out):
         for i, v in enumerate(VARIANTS):
             if v in PAPER[cell]:
                 x = len(part) - 1 + (i - 1) * 0.8 / len(VARIANTS)
-                ax.plot([x], [PAPER[cell][v]], "k^", label=f"paper {v}" if cell == "slc" else None)
+                ax.plot([x], [PAPER[cell][v]], "k" + PAPER_MARKER[v], ls="none",
+                        label=f"paper {v}" if cell == "slc" else None)
         ax.axhline(1.0, color="k", ls="--", lw=0.8)
         ax.set_title(f"{cell.upper()}")
         ax.set_xlabel("")
@@ -51,7 +54,7 @@ def main(out):
     for ax in axes:
         ax.legend().remove()
     fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=9)
-    fig.suptitle("P/E suspension Fig. 1: RPS, PER, PE0 against FIFO (ssdlab; ▲ paper means)")
+    fig.suptitle("P/E suspension Fig. 1: RPS, PER, PE0 against FIFO (ssdlab; black markers: paper means)")
     fig.tight_layout(rect=(0, 0.08, 1, 1))
     fig.savefig(out, dpi=110)
     print(f"wrote {out}")

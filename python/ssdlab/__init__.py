@@ -28,6 +28,8 @@ __all__ = [
     "presets",
     "schemes",
     "Result",
+    "SweepResults",
+    "Failure",
     "SsdlabError",
     "flatten",
     "experiment",
@@ -123,7 +125,7 @@ def run(
         _sets(set),
         None if trace is None else str(trace),
         synth,
-        int(seed),
+        _whole("seed", seed),
         bool(verify),
         limit,
         format,
@@ -134,20 +136,67 @@ def run(
     return Result(summary_json, requests_csv)
 
 
+def _whole(name, value):
+    """``value`` as a whole number ≥ 0, or an :class:`SsdlabError` naming the argument."""
+    if isinstance(value, bool):
+        raise SsdlabError(f"{name} = {value!r}: expected a whole number >= 0")
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        raise SsdlabError(f"{name} = {value!r}: expected a whole number >= 0") from None
+    if n < 0 or n != value and not isinstance(value, str):
+        raise SsdlabError(f"{name} = {value!r}: expected a whole number >= 0")
+    return n
+
+
 def _run_texts(kwargs):
-    """``run(**kwargs)`` as picklable texts (for worker processes and Ray tasks)."""
-    r = run(**kwargs)
+    """``run(**kwargs)`` as picklable texts (for worker processes and Ray tasks); an error
+    comes back as its message, so one bad point does not lose the others."""
+    try:
+        r = run(**kwargs)
+    except Exception as e:  # noqa: BLE001 - every failure of a point is reported, not raised
+        return None, f"{type(e).__name__}: {e}"
     return r.summary_json, r._requests_csv
 
 
-def sweep(points, backend="threads", jobs=None, address=None):
-    """Runs every point — a dict of :func:`run` arguments — and returns their
-    :class:`Result` objects in the same order; any point's error is raised.
+class Failure:
+    """A point of :func:`sweep` that failed: its position, its arguments and the error."""
+
+    def __init__(self, index, point, error):
+        self.index = index
+        self.point = point
+        self.error = error
+
+    def __repr__(self):
+        return f"<ssdlab.Failure point {self.index}: {self.error}>"
+
+
+class SweepResults(list):
+    """The results of :func:`sweep` in the order of its points, ``None`` where a point failed;
+    :attr:`failures` lists those, each a :class:`Failure`."""
+
+    def __init__(self, results, failures):
+        super().__init__(results)
+        self.failures = failures
+
+    def ok(self):
+        """The results of the points that ran."""
+        return [r for r in self if r is not None]
+
+
+def sweep(points, backend="threads", jobs=None, address=None, errors="collect"):
+    """Runs every point — a dict of :func:`run` arguments — and returns a
+    :class:`SweepResults`: their :class:`Result` objects in the same order, ``None`` where a
+    point failed, with ``.failures`` listing each failed point and its error (a warning says
+    how many). ``errors="raise"`` raises an :class:`SsdlabError` naming the failed points
+    instead, after every point has run.
 
     backend: ``"serial"``; ``"threads"`` (``jobs`` threads; runs release the GIL);
     ``"processes"`` (``jobs`` worker processes); ``"ray"`` (one task per point on the cluster
     at ``address`` or ``$RAY_ADDRESS``, else a local ``ray.init()``; workers must see the
     traces at the same paths). The results do not depend on the backend."""
+    if errors not in ("collect", "raise"):
+        raise ValueError(f"errors={errors!r}: must be 'collect' or 'raise'")
     points = [dict(p) for p in points]
     for p in points:
         if "trace" in p and p["trace"] is not None:
@@ -176,7 +225,21 @@ def sweep(points, backend="threads", jobs=None, address=None):
         raise ValueError(
             f"backend={backend!r}: must be 'serial', 'threads', 'processes' or 'ray'"
         )
-    return [Result(summary, requests) for summary, requests in texts]
+    results, failures = [], []
+    for i, (summary, rest) in enumerate(texts):
+        if summary is None:
+            results.append(None)
+            failures.append(Failure(i, points[i], rest))
+        else:
+            results.append(Result(summary, rest))
+    if failures:
+        listing = "; ".join(f"point {f.index}: {f.error}" for f in failures)
+        if errors == "raise":
+            raise SsdlabError(f"{len(failures)} of {len(points)} points failed: {listing}")
+        import warnings
+
+        warnings.warn(f"{len(failures)} of {len(points)} points failed: {listing}", stacklevel=2)
+    return SweepResults(results, failures)
 
 
 def synth(out, **spec):

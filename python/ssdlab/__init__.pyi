@@ -30,12 +30,22 @@ def run(
     device: Optional[int] = ...,
     requests: bool = ...,
 ) -> Result: ...
+class Failure:
+    index: int
+    point: Dict[str, Any]
+    error: str
+
+class SweepResults(List[Optional[Result]]):
+    failures: List[Failure]
+    def ok(self) -> List[Result]: ...
+
 def sweep(
     points: Iterable[Mapping[str, Any]],
     backend: str = ...,
     jobs: Optional[int] = ...,
     address: Optional[str] = ...,
-) -> List[Result]: ...
+    errors: str = ...,
+) -> SweepResults: ...
 def synth(out: Union[str, "os.PathLike[str]"], **spec: Any) -> int: ...
 def config(preset: str = ..., scheme: Optional[str] = ..., set: Sets = ...) -> Dict[str, Any]: ...
 def presets() -> Dict[str, str]: ...

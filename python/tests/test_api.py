@@ -70,6 +70,27 @@ def test_bad_input_raises_with_the_cores_message(tmp_path):
         ssdlab.run(preset="tiny")
     with pytest.raises(ssdlab.SsdlabError, match="no-such-drive"):
         ssdlab.run(preset="no-such-drive", synth="requests=10")
+    for seed in ("x", -1, 1.5, None):
+        with pytest.raises(ssdlab.SsdlabError, match=r"seed = .*whole number"):
+            ssdlab.run(preset="tiny", synth="requests=10", seed=seed)
+    with pytest.raises(ssdlab.SsdlabError, match=r"override `ftl\.gc_mode` \(--set, or a `set` entry\)"):
+        ssdlab.run(preset="tiny", synth="requests=10", set=["ftl.gc_mode"])
+
+
+def test_a_sweep_keeps_the_good_points_and_lists_the_failed_ones():
+    points = [
+        {"preset": "tiny", "synth": "requests=200,seed=1"},
+        {"preset": "tiny", "synth": "requests=200,seed=1", "set": {"ftl.over_provisioning": 1.5}},
+        {"preset": "tiny", "synth": "requests=200,seed=2"},
+    ]
+    with pytest.warns(UserWarning, match="1 of 3 points failed"):
+        got = ssdlab.sweep(points, backend="threads", jobs=2)
+    assert got[1] is None and got[0].summary["requests"] == got[2].summary["requests"] == 200
+    assert [f.index for f in got.failures] == [1]
+    assert "ftl.over_provisioning = 1.5" in got.failures[0].error
+    assert len(got.ok()) == 2
+    with pytest.raises(ssdlab.SsdlabError, match=r"1 of 3 points failed: point 1"):
+        ssdlab.sweep(points, backend="serial", errors="raise")
 
 
 def test_presets_schemes_and_config():

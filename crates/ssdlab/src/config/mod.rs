@@ -49,7 +49,9 @@ pub enum ConfigError {
     #[error("{0}")]
     Scheme(String),
     /// A `--set` argument is not `key=value`.
-    #[error("--set `{0}`: expected key=value, e.g. ftl.gc_threshold=0.1")]
+    #[error(
+        "override `{0}` (--set, or a `set` entry): expected key=value, e.g. ftl.gc_threshold=0.1"
+    )]
     BadSet(String),
     /// Values that parse but cannot work together; one line per violation.
     #[error("invalid configuration:\n  {}", .0.join("\n  "))]

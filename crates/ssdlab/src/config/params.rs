@@ -27,7 +27,7 @@ pub(super) fn finish(
             if !test(cfg) {
                 let sets: Vec<String> = r.sets.iter().map(|(k, v)| format!("{k} = {v}")).collect();
                 return Err(ConfigError::Scheme(format!(
-                    "scheme `{}` is requested but not in force: a config file or --set overrides what it sets ({})",
+                    "scheme `{}` is requested but not in force: a config file or an override (--set, `set`) turns off what it sets ({})",
                     r.name,
                     sets.join(", ")
                 )));

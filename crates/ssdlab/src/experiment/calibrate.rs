@@ -7,7 +7,10 @@
 //!
 //! The search is a bisection (on a log scale when both bounds are positive) that assumes the
 //! metric moves one way over the range; both bounds are probed first, and a target they do not
-//! bracket is reported as not reached with the closer bound. Results go to
+//! bracket is reported as not reached with the closer probe. A metric that turns back over the
+//! range (reads blocked against the time scale rises with load, then falls once reads queue
+//! behind reads) takes `scan = N`: the upper bound and N points below it are probed downwards
+//! and the first bracket found is bisected. Results go to
 //! `calibration.json` beside `experiment.toml`, each entry with every probe and a hash of what
 //! it was found for (the baseline point's configuration, workload and seed, and the
 //! `[calibrate]` section), so a changed input is searched again and nothing else is.
@@ -190,58 +193,24 @@ pub fn calibrate(
     Ok((out, searched))
 }
 
-/// The bisection for one baseline point.
+/// The search for one baseline point.
 fn search(c: &CalibrateSpec, p: &Point, inputs: String) -> Result<Entry, ExperimentError> {
-    let [lo, hi] = c.range;
-    let log = lo > 0.0;
-    let to_x = |v: f64| if log { v.ln() } else { v };
-    let from_x = |x: f64| if log { x.exp() } else { x };
-    let mut probes: Vec<Probe> = Vec::new();
-    let mut run = |value: f64| -> Result<f64, ExperimentError> {
+    let probes = probe(c, |value| {
         let mut q = p.clone();
         q.sets.push(format!("{}={value}", c.key));
         q.id = format!("{}@{}={value}", p.id, c.key);
         q.verify = false;
         let r = q.run(String::new(), crate::sim::memory::default_limit())?;
-        let metric =
-            crate::report::metric(&r.summary, &c.metric).ok_or_else(|| ExperimentError::Run {
-                point: q.id.clone(),
-                message: format!(
-                    "calibrate.metric = `{}`: not a number in this run's summary",
-                    c.metric
-                ),
-            })?;
-        probes.push(Probe { value, metric });
-        Ok(metric)
-    };
-    let close = |m: f64| (m - c.target).abs() <= c.tolerance;
-    let (mut a, mut b) = (to_x(lo), to_x(hi));
-    let fa = run(lo)?;
-    let fb = run(hi)?;
-    if !close(fa) && !close(fb) && (fa - c.target).signum() != (fb - c.target).signum() {
-        let below_at_a = fa < c.target;
-        for _ in 2..c.max_runs {
-            let mid = (a + b) / 2.0;
-            let fm = run(from_x(mid))?;
-            if close(fm) {
-                break;
-            }
-            if (fm < c.target) == below_at_a {
-                a = mid;
-            } else {
-                b = mid;
-            }
-        }
-    }
-    let best = probes
-        .iter()
-        .min_by(|x, y| {
-            (x.metric - c.target)
-                .abs()
-                .total_cmp(&(y.metric - c.target).abs())
+        crate::report::metric(&r.summary, &c.metric).ok_or_else(|| ExperimentError::Run {
+            point: q.id.clone(),
+            message: format!(
+                "calibrate.metric = `{}`: not a number in this run's summary",
+                c.metric
+            ),
         })
-        .expect("two probes at least")
-        .clone();
+    })?;
+    let close = |m: f64| (m - c.target).abs() <= c.tolerance;
+    let best = best(c, &probes).clone();
     Ok(Entry {
         workload: p.workload.clone(),
         grid: grid_label(&p.grid),
@@ -255,4 +224,140 @@ fn search(c: &CalibrateSpec, p: &Point, inputs: String) -> Result<Entry, Experim
         probes,
         inputs,
     })
+}
+
+/// The probes of the search, in the order run; `metric_at` runs the baseline with the key at a
+/// value.
+fn probe<E>(
+    c: &CalibrateSpec,
+    mut metric_at: impl FnMut(f64) -> Result<f64, E>,
+) -> Result<Vec<Probe>, E> {
+    let [lo, hi] = c.range;
+    let log = lo > 0.0;
+    let to_x = |v: f64| if log { v.ln() } else { v };
+    let from_x = |x: f64| if log { x.exp() } else { x };
+    let mut probes: Vec<Probe> = Vec::new();
+    let mut run = |value: f64| -> Result<f64, E> {
+        let metric = metric_at(value)?;
+        probes.push(Probe { value, metric });
+        Ok(metric)
+    };
+    let close = |m: f64| (m - c.target).abs() <= c.tolerance;
+    let brackets = |fa: f64, fb: f64| {
+        !close(fa) && !close(fb) && (fa - c.target).signum() != (fb - c.target).signum()
+    };
+    let (mut a, mut b) = (to_x(lo), to_x(hi));
+    let mut runs = 0;
+    // `Some(metric at a)` once [a, b] brackets the target.
+    let bracket = if c.scan == 0 {
+        let fa = run(lo)?;
+        let fb = run(hi)?;
+        runs += 2;
+        brackets(fa, fb).then_some(fa)
+    } else {
+        // Downwards from the upper bound until two neighbours bracket the target.
+        let (top, bottom) = (b, a);
+        let at = |i: u32| top - (top - bottom) * f64::from(i) / f64::from(c.scan + 1);
+        let mut upper = run(hi)?;
+        runs += 1;
+        let mut found = None;
+        if !close(upper) {
+            for i in 1..=c.scan + 1 {
+                let f = run(from_x(at(i)))?;
+                runs += 1;
+                if close(f) {
+                    break;
+                }
+                if brackets(f, upper) {
+                    (a, b) = (at(i), at(i - 1));
+                    found = Some(f);
+                    break;
+                }
+                upper = f;
+            }
+        }
+        found
+    };
+    if let Some(fa) = bracket {
+        let below_at_a = fa < c.target;
+        while runs < c.max_runs {
+            let mid = (a + b) / 2.0;
+            let fm = run(from_x(mid))?;
+            runs += 1;
+            if close(fm) {
+                break;
+            }
+            if (fm < c.target) == below_at_a {
+                a = mid;
+            } else {
+                b = mid;
+            }
+        }
+    }
+    Ok(probes)
+}
+
+/// The probe taken: with `scan`, the highest value within the tolerance (the crossing nearest
+/// the upper bound); otherwise, or when none is within it, the closest to the target.
+fn best<'a>(c: &CalibrateSpec, probes: &'a [Probe]) -> &'a Probe {
+    let gap = |p: &Probe| (p.metric - c.target).abs();
+    let within = probes
+        .iter()
+        .filter(|p| gap(p) <= c.tolerance)
+        .max_by(|x, y| x.value.total_cmp(&y.value));
+    match within {
+        Some(p) if c.scan > 0 => p,
+        _ => probes
+            .iter()
+            .min_by(|x, y| gap(x).total_cmp(&gap(y)))
+            .expect("one probe at least"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(scan: u32) -> CalibrateSpec {
+        CalibrateSpec {
+            variant: "baseline".into(),
+            key: "host.time_scale".into(),
+            range: [0.001, 10.0],
+            metric: "reads_blocked_pct".into(),
+            target: 40.0,
+            tolerance: 1.0,
+            max_runs: 30,
+            scan,
+        }
+    }
+
+    /// Reads blocked against the time scale: rises as load grows (smaller scale), peaks at
+    /// 0.1 and falls again when saturated, below the target at both bounds.
+    fn hump(scale: f64) -> Result<f64, ()> {
+        let x = scale.log10() + 1.0;
+        Ok(90.0 * (-x * x).exp())
+    }
+
+    #[test]
+    fn a_target_both_bounds_miss_is_found_by_the_scan_at_the_lighter_crossing() {
+        assert!(hump(0.001).unwrap() < 40.0 && hump(10.0).unwrap() < 40.0);
+        let plain = probe(&spec(0), hump).unwrap();
+        assert_eq!(plain.len(), 2, "{plain:?}");
+        assert!((best(&spec(0), &plain).metric - 40.0).abs() > 1.0);
+        let c = spec(6);
+        let scanned = probe(&c, hump).unwrap();
+        let b = best(&c, &scanned);
+        assert!((b.metric - 40.0).abs() <= 1.0, "{scanned:?}");
+        // Two crossings, at 10^(-1 ± 0.9): the one above the peak is taken.
+        assert!(b.value > 0.1, "{b:?}");
+        assert!(scanned.len() <= 30);
+    }
+
+    #[test]
+    fn without_a_scan_the_bounds_are_probed_then_bisected() {
+        let falling = |scale: f64| -> Result<f64, ()> { Ok(50.0 - 10.0 * scale.log10()) };
+        let p = probe(&spec(0), falling).unwrap();
+        assert_eq!((p[0].value, p[1].value), (0.001, 10.0));
+        assert!((best(&spec(0), &p).metric - 40.0).abs() <= 1.0);
+    }
 }

@@ -78,6 +78,17 @@ pub struct CalibrateSpec {
     /// Most runs per workload and grid point (the two bounds included).
     #[serde(default = "default_max_runs")]
     pub max_runs: u32,
+    /// Probe points between the bounds for a metric that does not move one way over the range
+    /// (0: bisect between the bounds). With `scan = N`, the upper bound and then N points evenly
+    /// spaced below it (log scale when both bounds are positive) are probed downwards, and the
+    /// first neighbours that bracket the target are bisected: the crossing nearest the upper
+    /// bound is the one found (for `host.time_scale`, the lightest load that reaches the target).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub scan: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 fn default_max_runs() -> u32 {
@@ -396,6 +407,12 @@ impl ExperimentSpec {
             return Err(format!(
                 "calibrate.max_runs = {}: must be in [2, 200]",
                 c.max_runs
+            ));
+        }
+        if c.scan + 2 > c.max_runs {
+            return Err(format!(
+                "calibrate.scan = {}: the scan probes scan + 2 values, more than max_runs = {}",
+                c.scan, c.max_runs
             ));
         }
         Ok(())

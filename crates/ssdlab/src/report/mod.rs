@@ -10,7 +10,7 @@ mod figures;
 mod labels;
 mod page;
 
-pub use figures::{bars, lines, Bars, Lines};
+pub use figures::{bars, lines, text_problems, Bars, Lines};
 pub use labels::metric_label;
 
 use crate::experiment::calibrate::Calibration;

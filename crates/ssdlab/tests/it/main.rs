@@ -3,6 +3,7 @@
 mod bad_input;
 mod dedup;
 mod determinism;
+mod figures;
 mod hire;
 mod host;
 mod hotr;

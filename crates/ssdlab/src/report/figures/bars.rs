@@ -135,6 +135,7 @@ fn draw_panel(
     slots: usize,
     y: std::ops::Range<f64>,
 ) -> DrawResult {
+    let (desc, desc_size) = super::fit(b.y_label, FONT + 1, super::Y_DESC_ROOM);
     let mut chart = ChartBuilder::on(area)
         .margin_top(6)
         .margin_right(20)
@@ -147,11 +148,11 @@ fn draw_panel(
         .x_labels(0)
         .y_labels(6)
         .y_label_formatter(&tick)
-        .y_desc(b.y_label)
+        .y_desc(desc)
         .light_line_style(WHITE)
         .bold_line_style(BLACK.mix(0.1))
         .label_style(("sans-serif", FONT))
-        .axis_desc_style(("sans-serif", FONT + 1))
+        .axis_desc_style(("sans-serif", desc_size))
         .draw()?;
     let label_style = ("sans-serif", FONT - 1)
         .into_font()

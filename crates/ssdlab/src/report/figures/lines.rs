@@ -92,6 +92,7 @@ pub fn lines(l: &Lines) -> String {
 
 fn mesh_style<'a, 'b, X, Y>(
     chart: &'b mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
+    desc_size: u32,
 ) -> plotters::chart::MeshStyle<'a, 'b, X, Y, SVGBackend<'a>>
 where
     X: Ranged + ValueFormatter<X::ValueType>,
@@ -101,7 +102,7 @@ where
     mesh.light_line_style(WHITE)
         .bold_line_style(BLACK.mix(0.1))
         .label_style(("sans-serif", FONT))
-        .axis_desc_style(("sans-serif", FONT + 1));
+        .axis_desc_style(("sans-serif", desc_size));
     mesh
 }
 
@@ -116,13 +117,14 @@ where
         .x_label_area_size(44)
         .y_label_area_size(Y_AXIS - 10)
         .build_cartesian_2d(x, y.clone())?;
-    mesh_style(&mut chart)
+    let (desc, desc_size) = super::fit(y_desc, FONT + 1, super::Y_DESC_ROOM);
+    mesh_style(&mut chart, desc_size)
         .x_labels(8)
         .y_labels(6)
         .x_label_formatter(&tick)
         .y_label_formatter(&tick)
         .x_desc(l.x_label)
-        .y_desc(y_desc)
+        .y_desc(desc)
         .draw()?;
     for (i, (_, points)) in l.series.iter().enumerate() {
         // The tail view keeps the segment that enters it from below.
@@ -158,12 +160,13 @@ fn xy_panel(root: &Area, area: &Area, l: &Lines) -> DrawResult {
         .x_label_area_size(44)
         .y_label_area_size(Y_AXIS)
         .build_cartesian_2d(x0..x1, y.clone())?;
-    let mut mesh = mesh_style(&mut chart);
+    let (desc, desc_size) = super::fit(l.y_label, FONT + 1, super::Y_DESC_ROOM);
+    let mut mesh = mesh_style(&mut chart, desc_size);
     mesh.y_labels(6)
         .y_label_formatter(&tick)
         .x_label_formatter(&tick)
         .x_desc(l.x_label)
-        .y_desc(l.y_label);
+        .y_desc(desc);
     if cats {
         mesh.disable_x_mesh().x_labels(0);
     }

@@ -5,9 +5,11 @@
 //! under the title, never over the data; ticks print without spurious decimals.
 
 mod bars;
+mod bounds;
 mod lines;
 
 pub use bars::{bars, Bars};
+pub use bounds::text_problems;
 pub use lines::{lines, Lines};
 
 use plotters::coord::Shift;
@@ -33,6 +35,9 @@ const TITLE_HEIGHT: u32 = 34;
 /// Font size of tick labels and legend entries (plotters renders a size `s` as about
 /// 0.8 `s` px).
 const FONT: u32 = 15;
+/// Length a y-axis description may take along its panel, px: the panel less its margins and
+/// x-axis label area.
+const Y_DESC_ROOM: u32 = PANEL_HEIGHT - 60;
 /// Width of the y-axis label area, px.
 const Y_AXIS: u32 = 78;
 
@@ -44,13 +49,10 @@ fn color(i: usize) -> RGBColor {
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
-/// Approximate width of `s` at font size `size` in a sans-serif font, px: per character, a
-/// fraction of the em plotters renders (0.8 `size`), wide for capitals, narrow for `i`, `l`,
-/// punctuation.
-fn text_width(s: &str, size: u32) -> u32 {
-    let em = f64::from(size) * 0.8;
-    let ems: f64 = s
-        .chars()
+/// Approximate width of `s` in ems of a sans-serif font: per character, wide for capitals,
+/// narrow for `i`, `l`, punctuation.
+fn ems(s: &str) -> f64 {
+    s.chars()
         .map(|c| match c {
             'i' | 'j' | 'l' | '.' | ',' | ':' | ';' | '\'' | '|' | '!' => 0.25,
             'f' | 't' | 'r' | '-' | ' ' | '(' | ')' | '[' | ']' | '/' => 0.35,
@@ -58,14 +60,43 @@ fn text_width(s: &str, size: u32) -> u32 {
             c if c.is_ascii_uppercase() => 0.68,
             _ => 0.56,
         })
-        .sum();
-    (ems * em).ceil() as u32
+        .sum()
 }
 
-/// A tick label: at most six significant digits, no trailing zeros (`50000`, `0.3`, `1.25`).
+/// Approximate width of `s` at font size `size`, px (plotters renders a size as 0.8 of it).
+fn text_width(s: &str, size: u32) -> u32 {
+    (ems(s) * f64::from(size) * 0.8).ceil() as u32
+}
+
+/// `text` at the largest font size from `size` down to 10 whose width fits `room` px; at 10,
+/// words are dropped from the end (an ellipsis marks it) until it fits.
+fn fit(text: &str, size: u32, room: u32) -> (String, u32) {
+    if let Some(s) = (10..=size).rev().find(|&s| text_width(text, s) <= room) {
+        return (text.to_string(), s);
+    }
+    let mut words: Vec<&str> = text.split(' ').collect();
+    while words.len() > 1 {
+        words.pop();
+        let short = format!("{} …", words.join(" "));
+        if text_width(&short, 10) <= room {
+            return (short, 10);
+        }
+    }
+    (text.to_string(), 10)
+}
+
+/// A tick label: at most six significant digits, no trailing zeros (`50000`, `0.3`, `1.25`);
+/// from a million up, three significant digits and a power of ten (`1.5e8`), so the label
+/// stays narrower than the axis area.
 fn tick(v: &f64) -> String {
     if *v == 0.0 || !v.is_finite() {
         return "0".to_string();
+    }
+    if v.abs() >= 1e6 {
+        let s = format!("{v:.2e}");
+        let (mantissa, exp) = s.split_once('e').expect("exponent form");
+        let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+        return format!("{mantissa}e{exp}");
     }
     let digits = (5 - v.abs().log10().floor() as i32).clamp(0, 12) as usize;
     let s = format!("{v:.digits$}");
@@ -140,10 +171,11 @@ fn head<'a>(
     entries: &[(Key, String)],
 ) -> Result<Area<'a>, Box<dyn std::error::Error>> {
     let (top, rest) = root.split_vertically(TITLE_HEIGHT);
+    let (title, size) = fit(title, 22, WIDTH - 24);
     top.draw(&Text::new(
-        title.to_string(),
+        title,
         (12, 8),
-        ("sans-serif", 22).into_font().color(&BLACK),
+        ("sans-serif", size).into_font().color(&BLACK),
     ))?;
     let (legend, rest) = rest.split_vertically(legend_height(entries));
     let style = ("sans-serif", FONT).into_font().color(&BLACK);
@@ -240,6 +272,9 @@ mod tests {
             (1e-7, "0.0000001"),
             (0.95, "0.95"),
             (123456.7, "123457"),
+            (200_000_000.0, "2e8"),
+            (150_000_000.0, "1.5e8"),
+            (-1_234_567.0, "-1.23e6"),
         ] {
             assert_eq!(tick(&v), want, "{v}");
         }

@@ -5,8 +5,11 @@
 use hdrhistogram::Histogram;
 use rustc_hash::FxHashMap;
 
-/// Distinct 4 KiB pages a profile tracks before it refuses (~40 B each: 1.3 GiB).
-pub const MAX_PAGES: usize = 1 << 25;
+/// Distinct 4 KiB pages a profile tracks before it refuses (32 GiB of footprint). A page takes
+/// 33 B of hash table, and the table doubles as it grows, old and new side by side: about
+/// 0.8 GiB at the cap (`ssdlab trace stats` of 1,000 writes of 1 GiB each peaks at the figure
+/// docs/testing.md gives).
+pub const MAX_PAGES: usize = 1 << 23;
 /// Page accesses a profile walks before it refuses (bounds time and the 4 B per read access
 /// of the stack-distance tree).
 pub const MAX_PAGE_ACCESSES: u64 = 1 << 30;

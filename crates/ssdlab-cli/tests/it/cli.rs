@@ -292,6 +292,21 @@ fn bad_inputs_exit_2_with_a_message() {
 }
 
 #[test]
+fn the_scheme_listing_in_the_docs_is_current() {
+    let listing = ssdlab().arg("schemes").output().unwrap();
+    assert!(listing.status.success());
+    let listing = String::from_utf8(listing.stdout).unwrap();
+    let doc = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/schemes/README.md"),
+    )
+    .unwrap();
+    assert!(
+        doc.contains(&format!("```\n{listing}```")),
+        "docs/schemes/README.md does not hold the current `ssdlab schemes` listing: paste it"
+    );
+}
+
+#[test]
 fn schemes_are_listed_selected_labelled_and_refused_by_name() {
     ssdlab()
         .arg("schemes")

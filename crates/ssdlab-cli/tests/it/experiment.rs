@@ -403,6 +403,30 @@ fn committed_pe_suspension_runs_are_calibrated_to_70_percent_idle_per_cell() {
     }
 }
 
+/// Fig. 7's workload is the main experiment's F2 stand-in compressed 7 times beyond its
+/// calibrated SLC time scale ("we compress the time of F2 by 7 times"): the two agree.
+#[test]
+fn fig7_compresses_the_calibrated_f2_time_scale_seven_times() {
+    let exp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/pe-suspension");
+    let cal: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(exp.join("calibration.json")).unwrap())
+            .unwrap();
+    let slc = cal["entries"]["fin2-synth preset=pe-suspension-slc"]["value"]
+        .as_f64()
+        .unwrap();
+    let fig7 = std::fs::read_to_string(exp.join("fig7/experiment.toml")).unwrap();
+    let set = fig7
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("set = [\"host.time_scale="))
+        .expect("fig7 sets the time scale");
+    let scale: f64 = set.trim_end_matches("\"]").parse().unwrap();
+    assert!(
+        (scale - slc / 7.0).abs() <= 1e-12 * slc,
+        "fig7 host.time_scale = {scale}, main experiment's SLC F2 / 7 = {}",
+        slc / 7.0
+    );
+}
+
 #[test]
 fn grid_set_applies_at_its_grid_point_and_a_wrong_key_is_named() {
     let dir = fresh_dir("gridset");

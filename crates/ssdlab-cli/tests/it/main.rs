@@ -1,0 +1,8 @@
+//! The CLI's integration tests, one binary (one link instead of five): each module drives the
+//! built `ssdlab` binary end to end.
+
+mod cli;
+mod experiment;
+mod hostile;
+mod outputs;
+mod reliability;
