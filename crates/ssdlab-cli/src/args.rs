@@ -203,7 +203,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE.csv[.gz]")]
     pub requests_out: Option<PathBuf>,
     #[command(flatten)]
-    pub memory: MemoryArgs,
+    pub memory: crate::memory_args::MemoryArgs,
     /// No banner, table or progress output.
     #[arg(long, short)]
     pub quiet: bool,
@@ -298,6 +298,36 @@ impl SynthArgs {
     }
 }
 
+impl TraceArgs {
+    /// The reader's options these flags ask for.
+    pub fn options(&self) -> anyhow::Result<ssdlab::workload::trace::TraceOptions> {
+        if self.limit == Some(0) {
+            anyhow::bail!("--limit 0: must be >= 1 (a run of no requests measures nothing)");
+        }
+        Ok(ssdlab::workload::trace::TraceOptions {
+            format: match self.format.as_str() {
+                "auto" => None,
+                f => Some(f.parse().map_err(anyhow::Error::msg)?),
+            },
+            time_unit: self
+                .time_unit
+                .as_deref()
+                .map(str::parse)
+                .transpose()
+                .map_err(anyhow::Error::msg)?,
+            limit: self.limit,
+            device: self.device,
+            lenient: self.lenient,
+            blk_action: self
+                .blk_action
+                .as_deref()
+                .map(str::parse)
+                .transpose()
+                .map_err(anyhow::Error::msg)?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
@@ -313,26 +343,6 @@ mod tests {
             .replace(['\n', ' '], "");
         for s in ssdlab::schemes::SCHEMES {
             assert!(help.contains(s.name), "run --help does not name {}", s.name);
-        }
-    }
-}
-
-#[derive(Args, Debug)]
-pub struct MemoryArgs {
-    /// Refuse a run whose estimated memory exceeds this (512M, 8G, 1.5GiB, or `none`; default
-    /// 80 % of the memory available when it starts). A sweep's points share it.
-    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
-    pub max_memory: Option<String>,
-}
-
-impl MemoryArgs {
-    /// The limit in bytes (`None`: no limit).
-    pub fn limit(&self) -> anyhow::Result<Option<u64>> {
-        match &self.max_memory {
-            Some(s) => {
-                ssdlab::sim::memory::parse_size(s).map_err(|e| anyhow::anyhow!("--max-memory {e}"))
-            }
-            None => Ok(ssdlab::sim::memory::default_limit()),
         }
     }
 }

@@ -38,7 +38,7 @@ pub struct RunExp {
     #[arg(long)]
     pub jobs: Option<usize>,
     #[command(flatten)]
-    pub memory: crate::args::MemoryArgs,
+    pub memory: crate::memory_args::MemoryArgs,
 }
 
 #[derive(Args, Debug)]
@@ -67,7 +67,7 @@ pub struct RunSpecArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     #[command(flatten)]
-    pub memory: crate::args::MemoryArgs,
+    pub memory: crate::memory_args::MemoryArgs,
 }
 
 pub fn dispatch(cmd: ExperimentCmd) -> Result<()> {

@@ -20,6 +20,7 @@ macro_rules! outln {
 mod args;
 mod compare;
 mod experiment;
+mod memory_args;
 mod output;
 mod requests_out;
 mod summary_csv;
@@ -27,12 +28,12 @@ mod table;
 mod trace_cmd;
 
 use anyhow::{Context, Result};
-use args::{Cli, Command, ConfigArgs, ConfigCmd, RunArgs, SynthArgs, TraceArgs, TraceCmd};
+use args::{Cli, Command, ConfigArgs, ConfigCmd, RunArgs, SynthArgs, TraceCmd};
 use clap::Parser;
 use ssdlab::config::{Config, ConfigBuilder, PRESETS};
 use ssdlab::sim::{RunOptions, Simulation};
 use ssdlab::workload::synth::SynthSpec;
-use ssdlab::workload::trace::{TraceOptions, TraceReader};
+use ssdlab::workload::trace::TraceReader;
 use ssdlab::workload::Requests;
 use std::io::{IsTerminal, Write};
 
@@ -88,7 +89,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Config {
             cmd: ConfigCmd::Memory(a),
         } => {
-            let e = ssdlab::sim::memory::estimate(&build_config(&a)?);
+            let e = ssdlab::schemes::memory_estimate(&build_config(&a)?);
             for (what, bytes) in &e.parts {
                 outln!("{:>12}  {what}", ssdlab::sim::memory::mib(*bytes));
             }
@@ -157,33 +158,6 @@ fn builder(a: &ConfigArgs, preset: &str) -> Result<ConfigBuilder> {
     Ok(b)
 }
 
-fn trace_options(a: &TraceArgs) -> Result<TraceOptions> {
-    if a.limit == Some(0) {
-        anyhow::bail!("--limit 0: must be >= 1 (a run of no requests measures nothing)");
-    }
-    Ok(TraceOptions {
-        format: match a.format.as_str() {
-            "auto" => None,
-            f => Some(f.parse().map_err(anyhow::Error::msg)?),
-        },
-        time_unit: a
-            .time_unit
-            .as_deref()
-            .map(str::parse)
-            .transpose()
-            .map_err(anyhow::Error::msg)?,
-        limit: a.limit,
-        device: a.device,
-        lenient: a.lenient,
-        blk_action: a
-            .blk_action
-            .as_deref()
-            .map(str::parse)
-            .transpose()
-            .map_err(anyhow::Error::msg)?,
-    })
-}
-
 fn run(a: RunArgs) -> Result<()> {
     let cfg = build_config(&a.config)?;
     let mut inputs: Vec<(&str, &std::path::Path)> = Vec::new();
@@ -228,12 +202,9 @@ fn run(a: RunArgs) -> Result<()> {
     let (workload, source, total): (&mut Requests, String, Total) = match (&a.trace, &a.synth) {
         (Some(path), None) => {
             if cfg.precondition.pre_process && path.as_os_str() != "-" {
-                pre_pass = Some(Box::new(TraceReader::open(
-                    path,
-                    trace_options(&a.trace_opts)?,
-                )?));
+                pre_pass = Some(Box::new(TraceReader::open(path, a.trace_opts.options()?)?));
             }
-            let r = reader.insert(TraceReader::open(path, trace_options(&a.trace_opts)?)?);
+            let r = reader.insert(TraceReader::open(path, a.trace_opts.options()?)?);
             let src = format!("{} ({})", path.display(), r.format().name());
             carries_content = r.format() == ssdlab::workload::trace::Format::Fiu;
             let size = std::fs::metadata(path)

@@ -1,7 +1,6 @@
 //! `ssdlab trace stats` and `ssdlab trace fit`.
 
 use crate::args::{FitArgs, StatsArgs};
-use crate::trace_options;
 use anyhow::{Context, Result};
 use ssdlab::experiment::WorkloadRef;
 use ssdlab::workload::fit::{self, FitOptions};
@@ -47,7 +46,7 @@ fn summary(
 ) -> Result<TraceStats> {
     match (file, synth) {
         (Some(path), _) => {
-            let reader = TraceReader::open(path, trace_options(a)?)?;
+            let reader = TraceReader::open(path, a.options()?)?;
             Ok(trace::stats(reader)?)
         }
         (None, Some(spec)) => {

@@ -45,7 +45,7 @@ pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
         params: Default::default(),
     };
     // Derived quantities the checks above do not bound on their own.
-    if crate::ftl::logical_pages(&cfg) == 0 {
+    if cfg.logical_pages() == 0 {
         return Err(ConfigError::Invalid(vec![format!(
             "ftl.over_provisioning = {}: leaves no logical page on this drive (at least one is needed)",
             cfg.ftl.over_provisioning

@@ -201,7 +201,7 @@ fn search(c: &CalibrateSpec, p: &Point, inputs: String) -> Result<Entry, Experim
         q.id = format!("{}@{}={value}", p.id, c.key);
         q.verify = false;
         let r = q.run(String::new(), crate::sim::memory::default_limit())?;
-        crate::report::metric(&r.summary, &c.metric).ok_or_else(|| ExperimentError::Run {
+        crate::metrics::metric(&r.summary, &c.metric).ok_or_else(|| ExperimentError::Run {
             point: q.id.clone(),
             message: format!(
                 "calibrate.metric = `{}`: not a number in this run's summary",

@@ -201,7 +201,7 @@ fn run_one(
     }
     let need = p
         .config()
-        .map_or(0, |cfg| crate::sim::memory::estimate(&cfg).total());
+        .map_or(0, |cfg| crate::schemes::memory_estimate(&cfg).total());
     let _taken = budget.map(|b| b.take(need));
     let stored = p.run(hash, budget.map(|b| b.total)).and_then(|r| {
         let text = serde_json::to_string_pretty(&r).expect("results serialise");

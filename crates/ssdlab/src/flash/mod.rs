@@ -1,6 +1,5 @@
 //! The flash array: geometry and addresses, timing presets, and the state of dies and channels.
 
-mod array;
 mod geometry;
 mod timing;
 
@@ -32,6 +31,6 @@ impl Level {
     }
 }
 
-pub use array::{Channel, Die, DieState};
+pub use crate::config::CellType;
 pub use geometry::{BlockId, ChannelId, DieId, Geometry, PlaneId, Ppn};
-pub use timing::{CellType, Timing};
+pub use timing::Timing;

@@ -2,38 +2,6 @@
 
 use crate::config::{FlashConfig, VoltageConfig};
 use crate::time::us_to_ns;
-use serde::{Deserialize, Serialize};
-
-/// NAND cell types with preset timings (SPEC.md, "Flash-type presets").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CellType {
-    /// 1 bit per cell.
-    Slc,
-    /// 2 bits per cell.
-    Mlc,
-    /// 3 bits per cell.
-    Tlc,
-    /// 4 bits per cell.
-    Qlc,
-    /// 64-layer 3D TLC.
-    #[serde(rename = "3d-tlc")]
-    Tlc3d,
-}
-
-impl CellType {
-    /// Preset (read, program, erase) times in µs. SLC/MLC/TLC: vendor white-paper ranges
-    /// (upper ends); QLC: typical datasheet class; 3D-TLC: deduphr.txt §4.3.
-    pub fn timing_us(self) -> (f64, f64, f64) {
-        match self {
-            CellType::Slc => (25.0, 300.0, 1500.0),
-            CellType::Mlc => (50.0, 900.0, 3000.0),
-            CellType::Tlc => (75.0, 1350.0, 4500.0),
-            CellType::Qlc => (140.0, 3000.0, 10000.0),
-            CellType::Tlc3d => (90.0, 900.0, 10000.0),
-        }
-    }
-}
 
 /// Operation times in nanoseconds.
 #[derive(Debug, Clone, Copy)]

@@ -1,8 +1,9 @@
 //! Write placement: which plane a host write of a logical page goes to.
 
 use crate::config::{Allocation, PlaneChoice, StripeDim};
-use crate::flash::{Die, Geometry, Level, PlaneId};
+use crate::flash::{Geometry, Level, PlaneId};
 use crate::ftl::blocks::{BlockInfo, PlaneInfo, Stream};
+use crate::sched::Die;
 
 /// What a placement policy may look at.
 pub struct AllocView<'a> {

@@ -18,9 +18,9 @@
 
 use super::blocks::{BlockInfo, BlockState, PlaneInfo, Stream};
 use super::fenwick::Fenwick;
+use super::fill::{FillProgress, PreconditionError, PROGRESS_PAGES};
 use super::gc::VictimPolicy;
 use super::mapping::NONE;
-use super::precondition::{FillProgress, PreconditionError, PROGRESS_PAGES};
 use super::Ftl;
 use crate::flash::Level;
 use crate::time::SimTime;

@@ -3,11 +3,16 @@
 //!
 //! The FTL holds state and answers questions; the timed work (GC reads, programs, erases) is
 //! issued by the simulation as operations on the dies, so it interferes with user I/O.
+//!
+//! About 520 lines of code (then its tests): the [`Ftl`]'s methods share its private tables —
+//! mapping, block metadata, free lists, GC candidates — and keep them consistent together;
+//! allocation, victim policies, preconditioning and the mapping itself are files of their own.
 
 pub mod alloc;
 pub mod blocks;
 mod direct;
 mod fenwick;
+mod fill;
 pub mod gc;
 pub mod mapping;
 pub mod precondition;
@@ -63,22 +68,9 @@ pub struct Ftl {
     max_gc_jobs: u32,
 }
 
-/// Logical capacity in pages: data pages × (1 − over-provisioning), rounded down, where the
-/// data pages are the physical ones less each block's summary pages.
-/// A dedicated staging chip is outside it; reserved staging blocks come from the OP.
+/// Logical capacity in pages ([`Config::logical_pages`]).
 pub fn logical_pages(cfg: &Config) -> u32 {
-    let g = Geometry::of(cfg);
-    let data_ppb = g.pages_per_block.saturating_sub(cfg.ftl.summary_pages);
-    let physical =
-        u64::from(g.data_pages()) / u64::from(g.pages_per_block.max(1)) * u64::from(data_ppb);
-    // TTFlash spends one page of every k+1 on parity.
-    let data_share = match cfg.redundancy.scheme {
-        crate::config::RedundancyScheme::Ttflash => {
-            f64::from(cfg.redundancy.ttflash_k) / f64::from(cfg.redundancy.ttflash_k + 1)
-        }
-        _ => 1.0,
-    };
-    ((1.0 - cfg.ftl.over_provisioning) * data_share * physical as f64).floor() as u32
+    cfg.logical_pages()
 }
 
 /// Blocks of the staging space: every block of the staging chip, or the last

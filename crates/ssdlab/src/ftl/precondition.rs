@@ -13,19 +13,8 @@ use crate::time::SimTime;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-/// Receives preconditioning progress as (pages done, pages in total); called from worker
-/// threads, about every 64 Ki pages.
-pub type FillProgress<'a> = &'a (dyn Fn(u64, u64) + Sync);
-
-/// Progress reports come at least this many pages apart.
-pub(super) const PROGRESS_PAGES: u64 = 1 << 16;
-
-/// An error that makes preconditioning impossible (the plane cannot hold its share).
-#[derive(Debug, thiserror::Error)]
-#[error("preconditioning: plane {plane} is full of valid data and GC finds no victim; lower precondition.fill or raise ftl.over_provisioning")]
-pub struct PreconditionError {
-    pub(super) plane: u32,
-}
+use super::fill::PROGRESS_PAGES;
+pub use super::fill::{FillProgress, PreconditionError};
 
 impl Ftl {
     /// Writes `fill` of the logical space (`pattern` order), then `overwrite × filled` more

@@ -326,3 +326,8 @@ impl Metrics {
         self.end_ns = self.end_ns.max(now_ns);
     }
 }
+
+/// A numeric value at a dotted path of a run summary's JSON (`read.mean_us`, `flash.erases`).
+pub fn metric(summary: &serde_json::Value, path: &str) -> Option<f64> {
+    path.split('.').try_fold(summary, |v, k| v.get(k))?.as_f64()
+}

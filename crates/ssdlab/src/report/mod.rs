@@ -55,10 +55,7 @@ pub struct Report {
     pub missing: Vec<String>,
 }
 
-/// A numeric value at a dotted path of a run summary (`read.mean_us`, `flash.erases`).
-pub fn metric(summary: &Value, path: &str) -> Option<f64> {
-    path.split('.').try_fold(summary, |v, k| v.get(k))?.as_f64()
-}
+pub use crate::metrics::metric;
 
 /// Results indexed for figures: group label (workload + grid) → variant → summary.
 struct Data<'a> {

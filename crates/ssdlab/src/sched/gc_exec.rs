@@ -3,7 +3,33 @@
 
 use crate::config::{Config, GcMode};
 use crate::sched::Heads;
-use crate::schemes::{GcExec, GcView};
+
+/// What a [`GcExec`] sees of a die when it gates its queues.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GcView {
+    /// The fewest free blocks among the die's planes.
+    pub min_free_blocks: u32,
+    /// Whether a GC job is in progress on one of the die's planes (victim chosen, not yet
+    /// erased), whether or not its work is queued at this moment.
+    pub collecting: bool,
+}
+
+/// How GC work shares a die with host work (`ftl.gc_mode`; MQSim's and DiskSim's GC
+/// execution modes).
+pub trait GcExec: Send {
+    /// The queue heads the die's scheduler may choose from. Hiding a head defers that queue;
+    /// the default (no `GcExec`) hides nothing, so GC runs as ordinary queued work.
+    fn gate(&mut self, heads: Heads, die: GcView) -> Heads;
+    /// Whether a plane's GC waits to start until host work is queued on its die (GC in the
+    /// foreground of a request, as DiskSim's SSD model cleans).
+    fn waits_for_host(&self) -> bool {
+        false
+    }
+    /// Counters for the run's `scheme_metrics`, keyed `<scheme>.<counter>`.
+    fn metrics(&self) -> Vec<(String, f64)> {
+        Vec::new()
+    }
+}
 
 /// MQSim without preemptible GC: GC work queued on a die goes before the host work queued
 /// there.

@@ -1,8 +1,11 @@
 //! Per-die scheduling: queues of user reads, user writes and internal work, and the policy that
 //! picks what an idle die runs next.
 
+mod die;
 pub mod gc_exec;
 pub mod suspend;
+
+pub use die::{Channel, Die, DieState};
 
 use crate::config::SchedPolicy;
 use std::collections::VecDeque;

@@ -6,14 +6,14 @@
 //! (`staging.rs`) with its reference-count trigger on top of this layer.
 
 use super::hotr::STAGING_WITH_REDUNDANCY;
-use super::policy::{
-    GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Seam, WriteFanout,
-};
 use super::{Policies, Scheme};
 use crate::config::{Config, StagingDesign, StagingPolicy};
 use crate::dedup::Dedup;
 use crate::metrics::{Metrics, Summary};
 use crate::sim::memory::Tables;
+use crate::sim::policy::{
+    GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Seam, WriteFanout,
+};
 use crate::sim::{Ctx, Notice, SimError};
 use crate::verify::VerifyError;
 use rustc_hash::FxHashSet;

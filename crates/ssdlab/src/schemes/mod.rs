@@ -13,23 +13,25 @@
 //! Schemes whose decisions run through a policy trait install their policy object into
 //! [`Policies`] (see `gc_preempt.rs`, the worked example of `docs/extending.md`).
 
+mod assemble;
 mod baseline;
 mod dedup;
 mod gc_preempt;
 mod hotr;
-mod policy;
 mod rails;
 mod registry;
+mod resolve;
 mod scheduling;
 mod shadowgc;
 mod staging;
 mod ttflash;
 mod voltage;
 
-pub use policy::{
+pub use crate::sim::policy::{
     CacheRead, CacheWrite, DieGate, GcExec, GcRelocate, GcView, HostCache, HostMap, Lifecycle,
     OwnedOps, Policies, Policy, ProgramLevel, ReadRoute, Relocation, Route, Seam, WriteFanout,
 };
+pub use assemble::memory_estimate;
 pub use registry::SCHEMES;
 
 use crate::config::Config;

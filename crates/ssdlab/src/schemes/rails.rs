@@ -11,16 +11,16 @@
 //!   set starts no program or erase, reads go to it when it holds the current version, and a
 //!   host write completes when the primary has it.
 
-use super::policy::{
-    DieGate, GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, Seam,
-    WriteFanout,
-};
 use super::{Policies, Scheme};
 use crate::config::{Config, RedundancyScheme};
 use crate::flash::{BlockId, Ppn};
 use crate::ftl::mapping::NONE;
 use crate::sched::{Cause, OpKind, QueueKind};
 use crate::sim::memory::Tables;
+use crate::sim::policy::{
+    DieGate, GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, Seam,
+    WriteFanout,
+};
 use crate::sim::{Ctx, Notice, Op, SimError};
 use crate::time::SimTime;
 

@@ -1,52 +1,30 @@
 //! Building a simulation: the drive, its schemes, preconditioning (fill, pre-processing, the
 //! streams the schemes open) and the empty event state, checked with `--verify` before the run.
 
+use super::policy::Policies;
 use super::*;
 
 impl<'w> Simulation<'w> {
-    /// Builds the drive, preconditions it and prepares to replay `workload`.
+    /// Builds the drive with the policies of its schemes (`crate::schemes` fills them from
+    /// the registry: `Simulation::new` and its siblings are defined there), preconditions it
+    /// (with `pre_pass`, a second pass over the workload, when `precondition.pre_process` asks
+    /// for one; `progress` hears how far the fill is) and prepares to replay `workload`.
     ///
     /// # Errors
-    /// [`SimError::Precondition`] if the fill cannot be placed.
-    pub fn new(
-        cfg: &Config,
-        opts: RunOptions,
-        workload: &'w mut Requests<'w>,
-    ) -> Result<Self, SimError> {
-        Self::with_fill_progress(cfg, opts, workload, &|_, _| {})
-    }
-
-    /// [`Simulation::new`], telling `progress` how far preconditioning is (pages done, pages
-    /// in total).
-    ///
-    /// # Errors
-    /// [`SimError::Precondition`] if the fill cannot be placed.
-    pub fn with_fill_progress(
-        cfg: &Config,
-        opts: RunOptions,
-        workload: &'w mut Requests<'w>,
-        progress: crate::ftl::precondition::FillProgress,
-    ) -> Result<Self, SimError> {
-        Self::build(cfg, opts, workload, None, progress)
-    }
-
-    /// [`Simulation::with_fill_progress`] with a second pass over the same workload, which
-    /// `precondition.pre_process` reads before the run (`None`: the workload can be read only
-    /// once, and pre-processing is refused).
-    ///
-    /// # Errors
+    /// [`SimError::MemoryLimit`] if the estimate exceeds `opts.max_memory_bytes`;
     /// [`SimError::Precondition`] if the fill cannot be placed; [`SimError::PreProcess`] if
     /// pre-processing is asked for without `pre_pass` or the pass holds too many pages; the
     /// pass's own trace errors.
-    pub fn build(
+    pub fn assemble(
         cfg: &Config,
         opts: RunOptions,
         workload: &'w mut Requests<'w>,
         pre_pass: Option<&mut Requests>,
         progress: crate::ftl::precondition::FillProgress,
+        mut policies: Policies,
     ) -> Result<Self, SimError> {
         if let Some(limit) = opts.max_memory_bytes {
-            let estimate = memory::estimate(cfg);
+            let estimate = memory::estimate_with(cfg, &policies);
             if estimate.total() > limit {
                 return Err(SimError::MemoryLimit { limit, estimate });
             }
@@ -57,7 +35,6 @@ impl<'w> Simulation<'w> {
         let mut ftl = Ftl::new(cfg, rngs.stream("gc-victim"))?;
         // The host's pages, before any policy appends pages of its own.
         let host_logical = ftl.map.logical_pages();
-        let mut policies = crate::schemes::Policies::for_config(cfg);
         ftl.relocate_into_levels(policies.relocation_levels());
         let pre = match (cfg.precondition.pre_process, pre_pass) {
             (false, _) => None,

@@ -6,13 +6,14 @@
 //! the policy returns — so a policy never re-enters the core (or another policy) while it is
 //! being called, and the effects happen exactly where they would if the core did them inline.
 
+use super::policy::{Policy, Route, Seam};
 use super::{Event, Op, SimError, Simulation};
 use crate::config::Config;
-use crate::flash::{Die, Geometry, PlaneId, Ppn};
+use crate::flash::{Geometry, PlaneId, Ppn};
 use crate::ftl::Ftl;
 use crate::metrics::Metrics;
+use crate::sched::Die;
 use crate::sched::{Cause, OpKind, QueueKind};
-use crate::schemes::{Policy, Route, Seam};
 use crate::time::SimTime;
 
 /// Something a policy tells the other policies (through the core).

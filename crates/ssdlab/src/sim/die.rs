@@ -3,9 +3,10 @@
 
 use super::{Op, Simulation};
 use crate::config::{Allocation, MultiPlaneRule};
-use crate::flash::{DieState, PlaneId, Ppn};
+use crate::flash::{PlaneId, Ppn};
 use crate::ftl::blocks::Stream;
 use crate::ftl::mapping::NONE;
+use crate::sched::DieState;
 use crate::sched::{Cause, Heads, OpClass, OpKind, QueueKind};
 use std::collections::VecDeque;
 
@@ -129,7 +130,7 @@ impl Simulation<'_> {
         };
         let ppd = self.geo.planes_per_die as usize;
         let planes = &self.ftl.planes[die * ppd..(die + 1) * ppd];
-        let view = crate::schemes::GcView {
+        let view = crate::sched::gc_exec::GcView {
             min_free_blocks: planes.iter().map(|p| p.free_blocks()).min().unwrap_or(0),
             collecting: planes.iter().any(|p| p.gc_jobs > 0),
         };

@@ -1,9 +1,9 @@
 //! Garbage collection as timed internal work: victim page reads, relocation programs, erase.
 
+use super::policy::{Relocation, Seam};
 use super::{Event, GcJob, Op, SimError, Simulation};
 use crate::flash::{BlockId, PlaneId, Ppn};
 use crate::sched::{Cause, OpKind, QueueKind};
-use crate::schemes::{Relocation, Seam};
 use crate::verify;
 
 impl Simulation<'_> {

@@ -2,13 +2,13 @@
 //! their flash operations, completions and the write-queue bound's release (admission is in
 //! `admit.rs`).
 
+use super::policy::{CacheRead, CacheWrite};
 use super::{Event, Op, SimError, Simulation};
 use crate::config::ReadInflight;
 use crate::flash::PlaneId;
 use crate::ftl::alloc::AllocView;
 use crate::ftl::mapping::NONE;
 use crate::sched::{Cause, OpKind, QueueKind};
-use crate::schemes::{CacheRead, CacheWrite};
 use crate::time::SimTime;
 
 impl Simulation<'_> {

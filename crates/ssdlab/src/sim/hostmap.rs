@@ -2,8 +2,8 @@
 //! device (`schemes::HostCache`) and a mapping between host pages and the FTL's
 //! (`schemes::HostMap`). The core asks them where reads go and what writes store.
 
+use super::policy::{CacheRead, CacheWrite, Seam};
 use super::{SimError, Simulation};
-use crate::schemes::{CacheRead, CacheWrite, Seam};
 
 impl Simulation<'_> {
     /// Host logical pages (the layer's, or the FTL's as built without one).

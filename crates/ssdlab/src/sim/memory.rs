@@ -63,8 +63,9 @@ pub fn bytes_per_page_in_flight() -> u64 {
     (std::mem::size_of::<Op>() + snapshot + 4 + 24 + std::mem::size_of::<ReqState>() + 32) as u64
 }
 
-/// The memory a run of `cfg` needs, by part.
-pub fn estimate(cfg: &Config) -> MemoryEstimate {
+/// The memory a run of `cfg` with `policies` (the slots its schemes fill) needs, by part;
+/// `crate::schemes::memory_estimate` fills the policies from the registry.
+pub fn estimate_with(cfg: &Config, policies: &super::policy::Policies) -> MemoryEstimate {
     let geo = Geometry::of(cfg);
     let t = Tables {
         logical: u64::from(crate::ftl::logical_pages(cfg)),
@@ -105,7 +106,6 @@ pub fn estimate(cfg: &Config) -> MemoryEstimate {
             u64::from(cfg.buffer.device_pages) * LRU_BYTES_PER_PAGE,
         ));
     }
-    let policies = crate::schemes::Policies::for_config(cfg);
     if policies.relocation_levels() > 1 {
         parts.push((
             "hotness field (2 bits per logical page)".to_string(),

@@ -14,6 +14,7 @@ mod hostmap;
 mod link;
 pub mod memory;
 mod phases;
+pub mod policy;
 mod preprocess;
 #[cfg(test)]
 mod probe;
@@ -25,13 +26,14 @@ pub use ctx::{Ctx, Notice};
 
 use crate::config::{Config, HostMode};
 use crate::engine::EventQueue;
-use crate::flash::{Channel, Die, Geometry, Timing};
+use crate::flash::{Geometry, Timing};
 use crate::ftl::alloc::{self, WritePlace};
 use crate::ftl::precondition::PreconditionError;
 use crate::ftl::Ftl;
 use crate::metrics::{Metrics, Summary};
 use crate::rng::Rngs;
 use crate::sched::{self, Cause, OpClass, OpKind, Schedule};
+use crate::sched::{Channel, Die};
 use crate::time::SimTime;
 use crate::verify::{self, VerifyError};
 use crate::workload::trace::TraceError;
@@ -99,7 +101,7 @@ pub struct RunOptions {
     pub verify: bool,
     /// Simulate a power loss at this time, ns (volatile replication state is lost).
     pub power_loss_at_ns: Option<u64>,
-    /// Refuse to start a run whose estimated memory ([`memory::estimate`]) exceeds this many
+    /// Refuse to start a run whose estimated memory ([`crate::schemes::memory_estimate`]) exceeds this many
     /// bytes (`None`: no limit).
     pub max_memory_bytes: Option<u64>,
 }
@@ -251,7 +253,7 @@ pub struct Simulation<'w> {
     place: Box<dyn WritePlace>,
     sched: Box<dyn Schedule>,
     /// Policy objects of the schemes in force.
-    policies: crate::schemes::Policies,
+    policies: policy::Policies,
     /// GC jobs in progress (slots reused through `free_jobs`).
     gc_jobs: Vec<GcJob>,
     free_jobs: Vec<u32>,

@@ -1,8 +1,9 @@
 //! Array phases, bus transfers (with optional cache read) and completions.
 
 use super::{Event, Op, SimError, Simulation};
-use crate::flash::{ChannelId, DieId, DieState, Ppn};
+use crate::flash::{ChannelId, DieId, Ppn};
 use crate::ftl::mapping::NONE;
+use crate::sched::DieState;
 use crate::sched::{Cause, OpKind};
 use crate::verify;
 

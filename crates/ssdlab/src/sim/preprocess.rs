@@ -9,11 +9,11 @@
 //! `voltage.hot_threshold`, as the device buffer classes an evicted page by its references
 //! while cached): the pre-processing pass sees the whole trace, the buffer only a window.
 
+use super::policy::Policies;
 use super::SimError;
 use crate::buffer::Evicted;
 use crate::ftl::precondition::PreconditionError;
 use crate::ftl::Ftl;
-use crate::schemes::Policies;
 use crate::workload::{IoOp, Requests};
 use rustc_hash::FxHashMap;
 

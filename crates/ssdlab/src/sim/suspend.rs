@@ -3,9 +3,9 @@
 
 use super::{Event, Simulation};
 use crate::config::{IpcRedo, SuspendPolicy};
-use crate::flash::DieState;
 use crate::ftl::mapping::NONE;
 use crate::sched::suspend::{self, Phase, PhaseKind};
+use crate::sched::DieState;
 use crate::sched::{OpClass, OpKind};
 use crate::time::SimTime;
 use rand::Rng;

@@ -1,23 +1,12 @@
 //! Every committed figure: no label leaves its figure or runs into another label.
 
-use std::path::{Path, PathBuf};
-
-fn svgs(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            svgs(&p, out);
-        } else if p.extension().is_some_and(|x| x == "svg") {
-            out.push(p);
-        }
-    }
-}
+use std::path::PathBuf;
 
 #[test]
 fn no_committed_figure_has_a_label_outside_or_over_another() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
     let mut files = Vec::new();
-    svgs(&root, &mut files);
+    crate::files_with_ext(&root, "svg", &mut files);
     files.sort();
     assert!(files.len() > 50, "only {} figures found", files.len());
     let mut bad = Vec::new();

@@ -175,7 +175,7 @@ fn page_window_delays_issue_but_keeps_arrival_times() {
 
 #[test]
 fn memory_estimate_grows_with_the_drive_the_window_and_the_schemes() {
-    use ssdlab::sim::memory::estimate;
+    use ssdlab::schemes::memory_estimate as estimate;
     let base = estimate(&config("hotr", &[])).total();
     // At least 16 B per physical page of mapping on the 10,485,760-page drive.
     assert!(base > 16 * 10_485_760, "{base}");

@@ -8,6 +8,7 @@ mod hire;
 mod host;
 mod hotr;
 mod invariants;
+mod layers;
 mod md1;
 mod redundancy;
 mod schemes;
@@ -123,4 +124,16 @@ pub fn run_requests(
         .unwrap()
         .run()
         .unwrap()
+}
+
+/// Every file under `dir` (recursively) whose name ends in `.ext`.
+pub fn files_with_ext(dir: &std::path::Path, ext: &str, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            files_with_ext(&p, ext, out);
+        } else if p.extension().is_some_and(|x| x == ext) {
+            out.push(p);
+        }
+    }
 }

@@ -25,11 +25,11 @@ use crate::flash::{BlockId, Level};
 use crate::ftl::blocks::{BlockState, Stream};
 use crate::ftl::mapping::NONE;
 use crate::metrics::{Metrics, Summary};
-use crate::schemes::policy::{
+use crate::sim::memory::{Tables, LRU_BYTES_PER_PAGE};
+use crate::sim::policy::{
     CacheRead, CacheWrite, GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute,
     Relocation, Seam, WriteFanout,
 };
-use crate::sim::memory::{Tables, LRU_BYTES_PER_PAGE};
 use crate::sim::Ctx;
 use rustc_hash::FxHashSet;
 

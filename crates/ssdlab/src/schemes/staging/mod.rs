@@ -25,9 +25,6 @@
 //! * Power loss (`Event::PowerLoss`): the Map_table, the R-LRU lists and every staging copy are
 //!   lost; blocks holding copies are erased before reuse; reads keep going home.
 
-use super::policy::{
-    GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, Seam, WriteFanout,
-};
 use super::Policies;
 use crate::config::{Config, StagingDesign, StagingPolicy};
 use crate::flash::{BlockId, Geometry, PlaneId, Ppn};
@@ -35,6 +32,9 @@ use crate::ftl::mapping::NONE;
 use crate::metrics::{Metrics, Summary};
 use crate::sched::OpKind;
 use crate::sim::memory::{Tables, LRU_BYTES_PER_PAGE};
+use crate::sim::policy::{
+    GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, Seam, WriteFanout,
+};
 use crate::sim::{Ctx, Notice, Op, SimError};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;

@@ -17,9 +17,6 @@
 
 mod parity;
 
-use super::policy::{
-    GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, Seam, WriteFanout,
-};
 use super::{Policies, Scheme};
 use crate::config::{Config, RedundancyScheme};
 use crate::flash::DieId;
@@ -27,6 +24,9 @@ use crate::ftl::mapping::NONE;
 use crate::ftl::Ftl;
 use crate::sched::{Cause, OpKind, QueueKind};
 use crate::sim::memory::Tables;
+use crate::sim::policy::{
+    GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, Seam, WriteFanout,
+};
 use crate::sim::{Ctx, Notice, Op, SimError};
 use crate::verify::{self, VerifyError};
 use parity::Parity;

@@ -1,5 +1,7 @@
 //! The policy slots schemes fill. The core calls these traits at its decision points and
-//! names no scheme; a slot left empty means the core's default behaviour.
+//! names no scheme; a slot left empty means the core's default behaviour. The slots are the
+//! core's: schemes (a layer above) implement them, and `crate::schemes` fills a [`Policies`]
+//! from the registry for the schemes in force.
 //!
 //! Two kinds of slot:
 //! * Stateless or self-contained decisions the core asks in its innermost loops: [`GcExec`]
@@ -9,50 +11,22 @@
 //!   It is the sum of small traits, one per seam, each with defaults that leave the core's
 //!   behaviour unchanged: [`ReadRoute`] (where a host read is served), [`WriteFanout`] (what a
 //!   placed program or an erase adds: mirrors, parity, refresh timers), [`HostMap`] (a layer
-//!   between host pages and FTL pages: dedup), [`HostCache`] (a host-side page cache in front
-//!   of the device: ShadowGC's), [`GcRelocate`] (what GC moves and where),
+//!   between host pages and FTL pages, e.g. content ids), [`HostCache`] (a host-side page
+//!   cache in front of the device), [`GcRelocate`] (what GC moves and where),
 //!   [`OwnedOps`] (completions of the operations it queued, its timers) and [`Lifecycle`]
 //!   (start, power loss, verification, its report).
 //!
 //! A policy reaches the core only through [`Ctx`]: what it asks for is done in order once it
 //! returns, so policies never re-enter the core.
 
-use super::Scheme;
+use super::{Ctx, Notice, Op, SimError};
 use crate::buffer::Hotness;
 use crate::config::Config;
 use crate::flash::Level;
 use crate::ftl::blocks::Stream;
 use crate::metrics::{Metrics, Summary};
-use crate::sched::Heads;
-use crate::sim::{Ctx, Notice, Op, SimError};
+pub use crate::sched::gc_exec::{GcExec, GcView};
 use crate::verify::VerifyError;
-
-/// What a [`GcExec`] sees of a die when it gates its queues.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct GcView {
-    /// The fewest free blocks among the die's planes.
-    pub min_free_blocks: u32,
-    /// Whether a GC job is in progress on one of the die's planes (victim chosen, not yet
-    /// erased), whether or not its work is queued at this moment.
-    pub collecting: bool,
-}
-
-/// How GC work shares a die with host work (`ftl.gc_mode`; MQSim's and DiskSim's GC
-/// execution modes).
-pub trait GcExec: Send {
-    /// The queue heads the die's scheduler may choose from. Hiding a head defers that queue;
-    /// the default (no `GcExec`) hides nothing, so GC runs as ordinary queued work.
-    fn gate(&mut self, heads: Heads, die: GcView) -> Heads;
-    /// Whether a plane's GC waits to start until host work is queued on its die (GC in the
-    /// foreground of a request, as DiskSim's SSD model cleans).
-    fn waits_for_host(&self) -> bool {
-        false
-    }
-    /// Counters for the run's `scheme_metrics`, keyed `<scheme>.<counter>`.
-    fn metrics(&self) -> Vec<(String, f64)> {
-        Vec::new()
-    }
-}
 
 /// Whether a die may start programs and erases now (reads always may).
 pub trait DieGate: Send {
@@ -60,7 +34,7 @@ pub trait DieGate: Send {
     fn holds(&self, die: usize, now_ns: u64) -> bool;
 }
 
-/// Which threshold-voltage level a program uses (HVC, LVC, HIRE).
+/// Which threshold-voltage level a program uses.
 pub trait ProgramLevel: Send {
     /// Level of data written before the trace (the drive was formatted under this policy).
     fn fill_level(&self) -> Level {
@@ -134,7 +108,7 @@ pub trait WriteFanout {
     fn notice(&mut self, _cx: &mut Ctx, _n: Notice) {}
 }
 
-/// A layer between host pages and the FTL's pages (dedup: content ids).
+/// A layer between host pages and the FTL's pages (e.g. content ids).
 pub trait HostMap {
     /// Host logical pages, if this layer defines them.
     fn host_pages(&self) -> Option<u32> {
@@ -193,7 +167,7 @@ pub enum CacheWrite {
     WriteBack(u32),
 }
 
-/// A host-side page cache in front of the device (ShadowGC's host buffer).
+/// A host-side page cache in front of the device (a host write buffer).
 pub trait HostCache {
     /// A host read of `lpn` in request `req`.
     fn cache_read(&mut self, _cx: &mut Ctx, _req: u32, _lpn: u32) -> CacheRead {
@@ -215,7 +189,7 @@ pub trait HostCache {
 pub struct Relocation {
     /// Take the data from the device buffer (a program only).
     pub from_buffer: bool,
-    /// Program it into the plane's dedicated (shadow) blocks.
+    /// Program it into the plane's dedicated blocks.
     pub dedicated: bool,
 }
 
@@ -373,34 +347,6 @@ impl std::fmt::Debug for Policies {
 }
 
 impl Policies {
-    /// Lets every scheme in force in `cfg` (and every scheme those contain) install its
-    /// policies.
-    pub fn for_config(cfg: &Config) -> Policies {
-        let mut p = Policies::default();
-        let mut done: Vec<&str> = Vec::new();
-        let mut visit = |s: &Scheme, p: &mut Policies| {
-            if !done.contains(&s.name) {
-                done.push(s.name);
-                (s.install)(cfg, p);
-            }
-        };
-        for s in cfg.schemes() {
-            for inner in s.implies.iter().filter_map(|n| super::find(n)) {
-                visit(inner, &mut p);
-            }
-            visit(s, &mut p);
-        }
-        if p.gc_exec.is_none() {
-            p.gc_exec = crate::sched::gc_exec::policy(cfg);
-        }
-        for (i, policy) in p.list.iter().flatten().enumerate() {
-            for &seam in policy.seams() {
-                p.by_seam[seam as usize].push(i as u8);
-            }
-        }
-        p
-    }
-
     /// Adds a stateful policy object.
     pub fn push(&mut self, policy: Box<dyn Policy>) {
         self.list.push(Some(policy));

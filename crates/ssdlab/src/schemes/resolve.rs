@@ -1,11 +1,73 @@
-//! The scheme layer of a configuration: the label of the schemes in force, the check that
-//! every requested scheme is in force, and scheme-owned parameters (`[<scheme>]` tables).
+//! Resolving `--scheme` into a configuration: the registry's side of
+//! [`ConfigBuilder::build_with`] — parsing the request, the settings it brings, the label of
+//! the schemes in force, the check that every requested scheme is in force, and scheme-owned
+//! parameters (`[<scheme>]` tables). `ConfigBuilder::build` is defined here, with the registry.
 
-use super::{Config, ConfigError, SchemeParams};
+use crate::config::{Config, ConfigBuilder, ConfigError, SchemeLayer, SchemeParams};
 use crate::schemes::{self, Scheme, SCHEMES};
 
+/// The registry as the configuration's scheme layer.
+struct Registry;
+
+impl SchemeLayer for Registry {
+    type Request = Vec<&'static Scheme>;
+
+    fn parse(&self, spec: &str) -> Result<Self::Request, String> {
+        schemes::parse(spec).map_err(|e| e.0)
+    }
+
+    fn settings(&self, request: &Self::Request) -> toml::Table {
+        schemes::settings(request)
+    }
+
+    fn describe(&self, request: &Self::Request) -> Option<String> {
+        (!request.is_empty()).then(|| schemes::join(request))
+    }
+
+    fn take_params(&self, table: &mut toml::Table) -> toml::Table {
+        take(table)
+    }
+
+    fn finish(
+        &self,
+        cfg: &mut Config,
+        request: &Self::Request,
+        params: toml::Table,
+    ) -> Result<(), ConfigError> {
+        finish(cfg, request, params)
+    }
+}
+
+impl ConfigBuilder {
+    /// Parses and validates the merged configuration, resolving `--scheme` with the registry.
+    ///
+    /// # Errors
+    /// [`ConfigError::Parse`] for unknown keys or wrong types (the key is named),
+    /// [`ConfigError::Scheme`] for unknown or incompatible schemes,
+    /// [`ConfigError::Invalid`] listing every violated constraint.
+    pub fn build(self) -> Result<Config, ConfigError> {
+        self.build_noting().map(|(cfg, _)| cfg)
+    }
+
+    /// As [`ConfigBuilder::build`], with the keys the user set that have no effect in this
+    /// configuration (a feature's parameter while the feature is off), one note each.
+    ///
+    /// # Errors
+    /// As [`ConfigBuilder::build`].
+    pub fn build_noting(self) -> Result<(Config, Vec<String>), ConfigError> {
+        self.build_with(&Registry)
+    }
+}
+
+impl Config {
+    /// The schemes in force (parsed from [`Config::scheme`]).
+    pub fn schemes(&self) -> Vec<&'static Scheme> {
+        self.scheme.split('+').filter_map(schemes::find).collect()
+    }
+}
+
 /// Removes the tables named after schemes that own parameters from the merged table.
-pub(super) fn take(table: &mut toml::Table) -> toml::Table {
+fn take(table: &mut toml::Table) -> toml::Table {
     let mut taken = toml::Table::new();
     for s in SCHEMES.iter().filter(|s| !s.params.is_empty()) {
         if let Some(v) = table.remove(s.name) {
@@ -16,7 +78,7 @@ pub(super) fn take(table: &mut toml::Table) -> toml::Table {
 }
 
 /// Sets the label, refuses requested schemes the values turn off, resolves parameters.
-pub(super) fn finish(
+fn finish(
     cfg: &mut Config,
     requested: &[&'static Scheme],
     given: toml::Table,

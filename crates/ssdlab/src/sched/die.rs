@@ -6,8 +6,8 @@
 //! is exactly how long it waited behind each class. Interference is thus attributed at the
 //! source, not estimated afterwards.
 
+use super::{DieQueues, OpClass};
 use crate::flash::DieId;
-use crate::sched::{DieQueues, OpClass};
 use crate::time::SimTime;
 use std::collections::VecDeque;
 

@@ -1,0 +1,23 @@
+//! `[buffer]`: the host and device write buffers.
+
+use super::*;
+
+/// The device-side DRAM buffer (LRU, write-back).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BufferConfig {
+    /// Capacity in pages (0 = no buffer: writes go straight to flash).
+    pub device_pages: u32,
+    /// Host-side page cache (the file system's, LRU write-back) in front of the device, pages
+    /// (0 = none). Left out of the serialized config when 0.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub host_pages: u32,
+    /// DRAM access time per page, ns (shadowgc.txt §4.1: 20 ns).
+    pub dram_ns_per_page: u64,
+    /// Whether the buffers also cache pages read from flash (a read/write cache: hire.txt §3.1
+    /// counts read references of cached pages) or hold written pages only (the write buffers
+    /// of shadowgc.txt; a read of a buffered page is still served from DRAM). Left out of the
+    /// serialized config when true, so existing config hashes are unchanged.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub cache_reads: bool,
+}

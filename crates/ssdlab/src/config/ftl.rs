@@ -1,0 +1,150 @@
+//! `[ftl]`: over-provisioning, GC (victim choice, execution mode, jobs per plane), allocation
+//! and striping, reads of data in flight, addresses beyond the drive.
+
+use super::*;
+
+/// GC victim selection policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcVictim {
+    /// Fewest valid pages.
+    Greedy,
+    /// Maximise age × (1 − u) / 2u (Kawaguchi et al. 1995).
+    CostBenefit,
+    /// Uniformly random among full blocks (seeded).
+    Random,
+}
+
+/// Where writes of a logical page go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Allocation {
+    /// Plane fixed by the logical page number, striped in `stripe_order`.
+    Static,
+    /// Least-busy die first, then the plane with most free blocks.
+    Dynamic,
+}
+
+/// One dimension of the striping order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StripeDim {
+    /// Channel index.
+    Channel,
+    /// Chip index within a channel.
+    Chip,
+    /// Die index within a chip.
+    Die,
+    /// Plane index within a die.
+    Plane,
+}
+
+/// What to do with trace addresses beyond the logical capacity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OutOfRange {
+    /// Take the logical page number modulo the capacity.
+    Wrap,
+    /// Stop the run with an error naming the request.
+    Error,
+}
+
+/// FTL settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlConfig {
+    /// Fraction of physical pages hidden from the host.
+    pub over_provisioning: f64,
+    /// GC runs on a plane when its free blocks fall to this fraction of its blocks (at least 2 blocks).
+    pub gc_threshold: f64,
+    /// Victim selection policy.
+    pub gc_victim: GcVictim,
+    /// Write allocation policy.
+    pub allocation: Allocation,
+    /// Order in which consecutive logical pages stripe over the dimensions (first varies fastest).
+    pub stripe_order: [StripeDim; 4],
+    /// Handling of addresses beyond the logical capacity.
+    pub out_of_range: OutOfRange,
+    /// Where a read of data still being programmed is served. Left out of the serialized
+    /// config at `controller`.
+    #[serde(default, skip_serializing_if = "ReadInflight::is_controller")]
+    pub read_inflight: ReadInflight,
+    /// How GC work shares its die with host work. Left out of the serialized config at
+    /// `background`.
+    #[serde(default, skip_serializing_if = "GcMode::is_background")]
+    pub gc_mode: GcMode,
+    /// Pages at the end of every block the FTL writes a summary of the block into, once its
+    /// data pages are written (DiskSim's SSD model: 1); never valid data. Left out of the
+    /// serialized config at 0.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub summary_pages: u32,
+    /// The plane a host write takes within the die static striping gives it. Left out of the
+    /// serialized config at `static`.
+    #[serde(default, skip_serializing_if = "PlaneChoice::is_static")]
+    pub plane_choice: PlaneChoice,
+    /// GC jobs a plane may run at once (each its own victim; MQSim allows several). Left out
+    /// of the serialized config at 1.
+    #[serde(default = "one_job", skip_serializing_if = "is_one_job")]
+    pub gc_jobs_per_plane: u32,
+}
+
+/// The plane of a host write within its die (`ftl.plane_choice`, static allocation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlaneChoice {
+    /// The plane striping gives the logical page.
+    #[default]
+    Static,
+    /// The plane of the die with the most free pages (DiskSim's SSD model), among those
+    /// holding less than their share of the logical data.
+    MostFree,
+}
+
+impl PlaneChoice {
+    fn is_static(&self) -> bool {
+        *self == PlaneChoice::Static
+    }
+}
+
+/// How GC work shares its die with host work (`ftl.gc_mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcMode {
+    /// GC reads, programs and erases are queued on the die as internal work and served by the
+    /// die's scheduler like any other operation.
+    #[default]
+    Background,
+    /// GC work on a die goes before host work queued there (MQSim without preemptible GC).
+    Urgent,
+    /// GC work yields to queued host work until a plane of the die falls to a hard floor of
+    /// free blocks (MQSim's preemptible GC; the `gc-preempt` scheme, whose `hard_floor` it
+    /// uses).
+    Preemptive,
+    /// A plane cleans only when a request waits on its die, and the clean runs as one unit:
+    /// no host operation starts on the die until its erase is done (DiskSim's SSD model).
+    Foreground,
+}
+
+impl GcMode {
+    fn is_background(&self) -> bool {
+        *self == GcMode::Background
+    }
+}
+
+/// Where a read of a page whose program is still in flight is served (`ftl.read_inflight`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReadInflight {
+    /// By the controller, which still holds the data: no flash time (most controllers).
+    #[default]
+    Controller,
+    /// From flash once the program is done: the read waits for it, then reads the new page
+    /// (DiskSim's SSD model, which keeps no data in flight).
+    Flash,
+}
+
+impl ReadInflight {
+    fn is_controller(&self) -> bool {
+        *self == ReadInflight::Controller
+    }
+}

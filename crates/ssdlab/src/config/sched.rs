@@ -1,0 +1,23 @@
+//! `[sched]`: the per-die scheduling policy and the controller's write-queue bound.
+
+use super::*;
+
+/// Per-die scheduling policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchedPolicy {
+    /// Oldest operation first, whatever its kind.
+    Fifo,
+    /// Read-priority scheduling: queued reads go before queued writes and internal work.
+    Rps,
+}
+
+/// Scheduling settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedConfig {
+    /// Policy choosing the next operation on an idle die.
+    pub policy: SchedPolicy,
+    /// Bound on outstanding page writes in the controller's write queue (device-wide); 0 = none.
+    pub max_outstanding_writes: u32,
+}
