@@ -320,7 +320,7 @@ fn run(a: RunArgs) -> Result<()> {
     }
     if let Some(path) = &a.summary_csv {
         let extra = [("source", source.clone()), ("seed", a.seed.to_string())];
-        summary_csv::append(path, &serde_json::to_value(&summary)?, &extra)?;
+        summary_csv::append(path, &serde_json::to_string(&summary)?, &extra)?;
     }
     Ok(())
 }

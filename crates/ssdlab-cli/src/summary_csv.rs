@@ -4,41 +4,120 @@
 
 use crate::output;
 use anyhow::{bail, Context, Result};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::path::Path;
 
-/// The summary's scalar values under their dotted JSON paths (`read.mean_us`,
-/// `flash.by_cause.gc.1`); latency CDFs are left out.
-pub fn flatten(v: &Value) -> Vec<(String, String)> {
+/// The scalar values of a JSON document under their dotted paths (`read.mean_us`,
+/// `flash.by_cause.gc.1`), in the document's own order — the summary's field order, as
+/// `serde_json` writes a struct; latency CDFs are left out.
+pub fn flatten(json: &str) -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
-    walk(v, String::new(), &mut out);
-    out
+    let mut de = serde_json::Deserializer::from_str(json);
+    Flat {
+        key: String::new(),
+        out: &mut out,
+    }
+    .deserialize(&mut de)
+    .context("flattening the summary")?;
+    de.end().context("flattening the summary")?;
+    Ok(out)
 }
 
-fn walk(v: &Value, key: String, out: &mut Vec<(String, String)>) {
-    let join = |k: &str| {
-        if key.is_empty() {
+/// Walks a JSON value in document order, appending (dotted path, text) per scalar.
+struct Flat<'a> {
+    key: String,
+    out: &'a mut Vec<(String, String)>,
+}
+
+impl Flat<'_> {
+    fn join(&self, k: &str) -> String {
+        if self.key.is_empty() {
             k.to_string()
         } else {
-            format!("{key}.{k}")
+            format!("{}.{k}", self.key)
         }
-    };
-    match v {
-        Value::Object(m) => {
-            for (k, v) in m {
-                if k != "cdf" {
-                    walk(v, join(k), out);
-                }
+    }
+
+    fn push(self, text: String) {
+        self.out.push((self.key, text));
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Flat<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Flat<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(k) = map.next_key::<String>()? {
+            if k == "cdf" {
+                map.next_value::<IgnoredAny>()?;
+                continue;
             }
+            let key = self.join(&k);
+            map.next_value_seed(Flat {
+                key,
+                out: &mut *self.out,
+            })?;
         }
-        Value::Array(a) => {
-            for (i, v) in a.iter().enumerate() {
-                walk(v, join(&i.to_string()), out);
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut i = 0usize;
+        loop {
+            let key = self.join(&i.to_string());
+            let seed = Flat {
+                key,
+                out: &mut *self.out,
+            };
+            if seq.next_element_seed(seed)?.is_none() {
+                return Ok(());
             }
+            i += 1;
         }
-        Value::Null => out.push((key, String::new())),
-        Value::String(s) => out.push((key, s.clone())),
-        other => out.push((key, other.to_string())),
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.push(String::new());
+        Ok(())
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<(), E> {
+        self.push(v.to_string());
+        Ok(())
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<(), E> {
+        self.push(v.to_string());
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<(), E> {
+        self.push(v.to_string());
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<(), E> {
+        self.push(v.to_string());
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<(), E> {
+        // As serde_json prints a float (`3.0`, not `3`).
+        self.push(Value::from(v).to_string());
+        Ok(())
     }
 }
 
@@ -64,7 +143,7 @@ fn regular(path: &Path) -> Result<()> {
 /// Appends `summary` as one row to `path`: a new or empty file gets the header first; an
 /// existing header must name every column of this run (a run with other sections, e.g. a
 /// scheme's, goes to another file) and its columns this run lacks stay empty.
-pub fn append(path: &Path, summary: &Value, extra: &[(&str, String)]) -> Result<()> {
+pub fn append(path: &Path, summary_json: &str, extra: &[(&str, String)]) -> Result<()> {
     regular(path)?;
     let mut row: Vec<(String, String)> = extra
         .iter()
@@ -72,7 +151,7 @@ pub fn append(path: &Path, summary: &Value, extra: &[(&str, String)]) -> Result<
         .collect();
     // A key given first (the run's `seed`) is not repeated from the summary.
     row.extend(
-        flatten(summary)
+        flatten(summary_json)?
             .into_iter()
             .filter(|(k, _)| !extra.iter().any(|(e, _)| e == k)),
     );
@@ -132,18 +211,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn flatten_names_scalars_by_path_and_drops_cdfs() {
-        let v = serde_json::json!({"a": 1, "b": {"c": [2, 3], "cdf": [[0.5, 1.0]]}, "s": "x", "n": null});
-        let f = flatten(&v);
+    fn flatten_names_scalars_by_path_in_document_order_and_drops_cdfs() {
+        let json = r#"{"s": "x", "b": {"c": [2, 3.0], "cdf": [[0.5, 1.0]]}, "a": 1, "n": null, "t": true}"#;
+        let f = flatten(json).unwrap();
+        let want = [
+            ("s", "x"),
+            ("b.c.0", "2"),
+            ("b.c.1", "3.0"),
+            ("a", "1"),
+            ("n", ""),
+            ("t", "true"),
+        ];
         assert_eq!(
             f,
-            vec![
-                ("a".to_string(), "1".to_string()),
-                ("b.c.0".to_string(), "2".to_string()),
-                ("b.c.1".to_string(), "3".to_string()),
-                ("n".to_string(), String::new()),
-                ("s".to_string(), "x".to_string()),
-            ]
+            want.map(|(k, v)| (k.to_string(), v.to_string())).to_vec()
         );
     }
 }

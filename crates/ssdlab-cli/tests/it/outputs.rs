@@ -164,7 +164,12 @@ fn summary_csv_appends_one_row_per_run_under_one_header() {
         "a column repeated: {header:?}"
     );
     assert!(!header.iter().any(|h| h.contains("cdf")));
-    let col = header.iter().position(|h| *h == "read.mean_us").unwrap();
+    // Columns in the summary's order, not sorted as text.
+    let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    assert!(at("read.count") < at("read.mean_us"));
+    assert!(at("read.p99_us") < at("read.p99_5_us"));
+    assert!(at("all.mean_us") < at("read.mean_us"));
+    let col = at("read.mean_us");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let last: Vec<&str> = lines[2].split(',').collect();
