@@ -198,6 +198,10 @@ pub struct FigureSpec {
     /// point with the mean of our workloads beside these.
     #[serde(default)]
     pub paper_mean: BTreeMap<String, BTreeMap<String, f64>>,
+    /// Why ours differs from the paper's mean, by variant: the report's claims table shows it
+    /// beside the verdict (state the run that shows the cause, or that none has yet).
+    #[serde(default)]
+    pub cause: BTreeMap<String, String>,
     /// Variant to normalise by, instead of the experiment's `baseline`.
     #[serde(default)]
     pub baseline: Option<String>,

@@ -201,6 +201,124 @@ fn y_label(spec: &ExperimentSpec, f: &FigureSpec) -> String {
     }
 }
 
+/// The mean over the workloads of one grid point, per variant (`None` unless every workload
+/// has a value).
+fn means(rows: &[&Vec<Option<f64>>], variants: usize) -> Vec<Option<f64>> {
+    (0..variants)
+        .map(|s| {
+            let vals: Vec<f64> = rows.iter().filter_map(|r| r[s]).collect();
+            (!vals.is_empty() && vals.len() == rows.len())
+                .then(|| vals.iter().sum::<f64>() / vals.len() as f64)
+        })
+        .collect()
+}
+
+/// The label of a grid point's mean in `paper_mean` (`all` without a grid).
+fn mean_key(grid: &BTreeMap<String, String>) -> String {
+    if grid.is_empty() {
+        "all".to_string()
+    } else {
+        grid_label(grid)
+    }
+}
+
+/// The verdict on our mean against the paper's, by the ratio of the two effects measured from
+/// `reference` (1 for a normalised figure, else 0): ✓ within 10 % of the paper's effect, ~
+/// between half and twice it, ✗ otherwise (the other direction included).
+pub fn verdict(ours: f64, paper: f64, reference: f64) -> (&'static str, f64) {
+    let effect = paper - reference;
+    if effect == 0.0 {
+        let close = (ours - reference).abs() <= 1e-9;
+        return (if close { "✓" } else { "✗" }, f64::NAN);
+    }
+    let r = (ours - reference) / effect;
+    let v = if (r - 1.0).abs() <= 0.1 {
+        "✓"
+    } else if (0.5..=2.0).contains(&r) {
+        "~"
+    } else {
+        "✗"
+    };
+    (v, r)
+}
+
+/// One row per paper mean of a bars figure: the paper's value, ours, the ratio of the
+/// effects, the verdict and the stated cause.
+fn claims_table(d: &Data) -> Option<Table> {
+    let mut rows = Vec::new();
+    for f in d.spec.figures.iter().filter(|f| f.kind == FigureKind::Bars) {
+        if f.paper_mean.is_empty() {
+            continue;
+        }
+        let groups = d.groups(f.workload.as_deref());
+        let variants = d.variants(f);
+        let values: Vec<Vec<Option<f64>>> = groups
+            .iter()
+            .map(|(w, g, _)| variants.iter().map(|v| d.value(f, w, g, v)).collect())
+            .collect();
+        let reference = if f.normalize { 1.0 } else { 0.0 };
+        for grid in d.grids() {
+            let key = mean_key(&grid);
+            let Some(paper) = f.paper_mean.get(&key) else {
+                continue;
+            };
+            let rows_here: Vec<&Vec<Option<f64>>> = groups
+                .iter()
+                .zip(&values)
+                .filter(|((_, g, _), _)| g == &grid)
+                .map(|(_, r)| r)
+                .collect();
+            let ours = means(&rows_here, variants.len());
+            for (s, v) in variants.iter().enumerate() {
+                let Some(&p) = paper.get(v) else { continue };
+                let (verdict, ratio) = match ours[s] {
+                    Some(o) => {
+                        let (v, r) = verdict(o, p, reference);
+                        (
+                            v.to_string(),
+                            if r.is_finite() {
+                                format!("{r:.2}")
+                            } else {
+                                "–".into()
+                            },
+                        )
+                    }
+                    None => ("–".to_string(), "–".to_string()),
+                };
+                rows.push(vec![
+                    f.title.clone(),
+                    v.clone(),
+                    if grid.is_empty() {
+                        "–".into()
+                    } else {
+                        key.clone()
+                    },
+                    fmt(Some(p)),
+                    fmt(ours[s]),
+                    ratio,
+                    verdict,
+                    f.cause.get(v).cloned().unwrap_or_else(|| "–".to_string()),
+                ]);
+            }
+        }
+    }
+    (!rows.is_empty()).then(|| Table {
+        header: [
+            "figure",
+            "variant",
+            "grid",
+            "paper (mean)",
+            "ours (mean)",
+            "ours ÷ paper, as effects",
+            "verdict",
+            "cause",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    })
+}
+
 fn bars_figure(d: &Data, f: &FigureSpec) -> Figure {
     let groups = d.groups(f.workload.as_deref());
     let variants = d.variants(f);
@@ -226,24 +344,14 @@ fn bars_figure(d: &Data, f: &FigureSpec) -> Figure {
     if !f.paper_mean.is_empty() {
         // One "mean" group per grid point: the mean over workloads, beside the paper's mean.
         for grid in d.grids() {
-            let key = if grid.is_empty() {
-                "all".to_string()
-            } else {
-                grid_label(&grid)
-            };
+            let key = mean_key(&grid);
             let rows: Vec<&Vec<Option<f64>>> = groups
                 .iter()
                 .zip(&values)
                 .filter(|((_, g, _), _)| g == &grid)
                 .map(|(_, r)| r)
                 .collect();
-            let mean = (0..variants.len())
-                .map(|s| {
-                    let vals: Vec<f64> = rows.iter().filter_map(|r| r[s]).collect();
-                    (!vals.is_empty() && vals.len() == rows.len())
-                        .then(|| vals.iter().sum::<f64>() / vals.len() as f64)
-                })
-                .collect();
+            let mean = means(&rows, variants.len());
             values.push(mean);
             paper.push(
                 variants
@@ -724,6 +832,12 @@ pub fn build(
             calibration_table(calibration, spec.calibrate.as_ref().map(|c| c.range)),
         ));
     }
+    if let Some(claims) = claims_table(&d) {
+        tables.push((
+            "Claims: the paper's means beside ours (✓ within 10 % of the paper's effect, ~ half to twice it, ✗ otherwise)",
+            claims,
+        ));
+    }
     tables.push(("All metrics", results_table(&d)));
     tables.push(("Provenance", provenance_table(&d)));
     let notes: Vec<String> = folding_note(&d).into_iter().collect();
@@ -734,5 +848,24 @@ pub fn build(
         html,
         figures: figs,
         missing,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::verdict;
+
+    #[test]
+    fn verdicts_compare_effects_from_the_reference() {
+        // Blocked 33.3 % against the paper's 33.0 %: within 10 % of the effect.
+        assert_eq!(verdict(33.3, 33.0, 0.0).0, "✓");
+        // Normalised 0.974 against 0.782: an eighth of the paper's gain.
+        let (v, r) = verdict(0.974, 0.782, 1.0);
+        assert_eq!(v, "✗");
+        assert!((r - 0.026 / 0.218).abs() < 1e-9);
+        // 36.9 against 46.8: about four fifths.
+        assert_eq!(verdict(36.9, 46.8, 0.0).0, "~");
+        // The other direction.
+        assert_eq!(verdict(1.1, 0.9, 1.0).0, "✗");
     }
 }
