@@ -343,3 +343,24 @@ fn an_unwritable_requests_out_fails_before_the_simulation() {
         .failure()
         .stderr(contains("cannot write /nonexistent-dir/r.csv"));
 }
+
+#[test]
+fn a_dash_as_an_output_is_refused_not_written_as_a_file_named_dash() {
+    for option in ["--json", "--requests-out", "--summary-csv"] {
+        Command::cargo_bin("ssdlab")
+            .unwrap()
+            .args([
+                "run",
+                "-q",
+                "--preset",
+                "tiny",
+                "--synth",
+                "requests=10",
+                option,
+                "-",
+            ])
+            .assert()
+            .code(2)
+            .stderr(contains(format!("{option} -: outputs go to files")));
+    }
+}
