@@ -431,3 +431,27 @@ fn trace_fit_prints_a_spec_that_runs_and_stats_profile_it() {
         .code(2)
         .stderr(contains("arrivals=bmodel needs b"));
 }
+
+#[test]
+fn a_disksim_request_dump_with_hex_flags_loads_and_is_detected() {
+    let path = tmp("disksim-dump.trace");
+    std::fs::write(
+        &path,
+        "0.000000 0 1234 8 40000001\n0.100000 0 2048 8 40000000\n0.200000 0 4096 16 1\n",
+    )
+    .unwrap();
+    let out = tmp("disksim-dump.json");
+    ssdlab()
+        .args(["run", "-q", "--preset", "tiny", "--trace"])
+        .arg(&path)
+        .arg("--json")
+        .arg(&out)
+        .assert()
+        .success();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(
+        (v["read"]["count"].as_u64(), v["write"]["count"].as_u64()),
+        (Some(2), Some(1))
+    );
+}

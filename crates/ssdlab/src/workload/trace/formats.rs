@@ -20,8 +20,9 @@ pub enum Format {
     /// FIU IODedup: `ts_ns pid process lba size R|W major minor md5`; lba and size in 512 B
     /// sectors; the MD5 of the content is kept. Tar framing around sample files is skipped.
     Fiu,
-    /// DiskSim ASCII: `time devno lba size op` (sectors; op 1 = read, 0 = write). DiskSim
-    /// writes times in ms (with a decimal point); MQSim/SSDSim write integer ns.
+    /// DiskSim ASCII: `time devno lba size flags` (sectors; flags in hex as DiskSim reads them,
+    /// bit 0 set = read: `1`, `0`, DiskSim's own dumps' `40000001`). DiskSim writes times in ms
+    /// (with a decimal point); MQSim/SSDSim write integer ns.
     Disksim,
     /// FlashNet/Heimdall cuts: `ts_ms devno offset_bytes size_bytes op` (op 1 = read).
     Flashnet,
@@ -204,8 +205,8 @@ pub(super) fn parse_line(format: Format, unit: TimeUnit, line: &str) -> LineResu
         Format::Msr => msr(line),
         Format::Spc => spc(line),
         Format::Fiu => fiu(line),
-        Format::Disksim => five_columns(line, unit, 512),
-        Format::Flashnet => five_columns(line, unit, 1),
+        Format::Disksim => five_columns(line, unit, 512, true),
+        Format::Flashnet => five_columns(line, unit, 1, false),
         Format::Blktrace(action) => blktrace(line, action),
         Format::Vscsi => vscsi_csv(line, unit),
         Format::VscsiBin => Err(LineError::new(
@@ -482,7 +483,10 @@ fn blktrace(line: &str, action: BlkAction) -> LineResult {
     }))
 }
 
-fn five_columns(line: &str, unit: TimeUnit, addr_unit: u64) -> LineResult {
+/// A line of five columns: time, device, address, size, operation. DiskSim's operation field is
+/// its request flags in hex (`%x` in its ASCII reader; bit 0 set: read), so its own request
+/// dumps (`40000001`: a sequential read) load; FlashNet's is `1` or `0`.
+fn five_columns(line: &str, unit: TimeUnit, addr_unit: u64, hex_flags: bool) -> LineResult {
     let f: Vec<&str> = line.split_whitespace().collect();
     let secs_factor = unit_ns(unit, field(&f, 0, "time", "a non-negative number")?);
     let time_ns = if secs_factor == 1.0 {
@@ -493,10 +497,29 @@ fn five_columns(line: &str, unit: TimeUnit, addr_unit: u64) -> LineResult {
     let dev = device(uint(&f, 1, "devno")?, "devno")?;
     let addr = uint(&f, 2, if addr_unit == 1 { "offset" } else { "lba" })?;
     let size = uint(&f, 3, "size")?;
-    let op = match field(&f, 4, "op", "1 (read) or 0 (write)")? {
-        "1" => IoOp::Read,
-        "0" => IoOp::Write,
-        other => return Err(LineError::new("op", "1 (read) or 0 (write)", other)),
+    let op = if hex_flags {
+        const WANT: &str = "request flags in hex, bit 0 set for a read (1, 0, 40000001)";
+        let text = field(&f, 4, "op", WANT)?;
+        let digits = text
+            .strip_prefix("0x")
+            .or_else(|| text.strip_prefix("0X"))
+            .unwrap_or(text);
+        match u32::from_str_radix(digits, 16) {
+            Ok(flags) if !digits.starts_with('+') => {
+                if flags & 1 == 1 {
+                    IoOp::Read
+                } else {
+                    IoOp::Write
+                }
+            }
+            _ => return Err(LineError::new("op", WANT, text)),
+        }
+    } else {
+        match field(&f, 4, "op", "1 (read) or 0 (write)")? {
+            "1" => IoOp::Read,
+            "0" => IoOp::Write,
+            other => return Err(LineError::new("op", "1 (read) or 0 (write)", other)),
+        }
     };
     if f.len() > 5 {
         return Err(LineError::new("line", "exactly 5 fields", line));
@@ -538,6 +561,26 @@ mod tests {
             (3164164096, 40960, IoOp::Write, 0)
         );
         assert_eq!(r.time_ns, 12816638678363007500);
+    }
+
+    #[test]
+    fn disksim_op_is_its_request_flags_in_hex() {
+        // DiskSim's own request dumps: the sequential bit 0x40000000 with bit 0 (read) or not.
+        let r = one(Format::Disksim, "0.000000 0 1234 8 40000001");
+        assert_eq!(
+            (r.op, r.offset_bytes, r.time_ns),
+            (IoOp::Read, 1234 * 512, 0)
+        );
+        assert_eq!(one(Format::Disksim, "0.5 0 8 8 40000000").op, IoOp::Write);
+        assert_eq!(one(Format::Disksim, "0.5 0 8 8 0x3").op, IoOp::Read);
+        assert_eq!(one(Format::Disksim, "0.5 0 8 8 a").op, IoOp::Write);
+        for bad in ["zz", "-1", "+1", "100000000"] {
+            let line = format!("0.5 0 8 8 {bad}");
+            let e = parse_line(Format::Disksim, TimeUnit::Auto, &line).unwrap_err();
+            assert!(format!("{e:?}").contains("flags in hex"), "{bad}: {e:?}");
+        }
+        // FlashNet's op stays 1 or 0.
+        assert!(parse_line(Format::Flashnet, TimeUnit::Auto, "1.0 0 4096 4096 40000001").is_err());
     }
 
     #[test]
