@@ -58,7 +58,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "mqsim-default",
-        summary: "MQSim's shipped ssdconfig.xml: 8 ch x 4 chips x 2 dies x 2 planes x 2048 blocks x 256 pages of 8 KiB, MLC, non-preemptive GC, PCIe 4 x 0.1 GB/s",
+        summary: "MQSim's shipped ssdconfig.xml (7ec40e3): 8 ch x 4 chips x 2 dies x 2 planes x 2048 blocks x 256 pages of 8 KiB, MLC 75/750/3800 us, multi-plane, non-preemptive GC, PCIe 4 x 1.0 GB/s",
         toml: include_str!("presets/mqsim-default.toml"),
     },
 ];

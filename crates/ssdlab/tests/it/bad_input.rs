@@ -73,8 +73,12 @@ fn unknown_opcode() {
         e.contains("o.csv:2") && e.contains("Read or Write") && e.contains("Trim"),
         "{e}"
     );
-    let e = trace_error("o.disksim", "0 0 8 8 0\n10 0 8 8 7\n", false).unwrap_err();
-    assert!(e.contains("o.disksim:2") && e.contains("`op`"), "{e}");
+    // DiskSim's op is its flags in hex (7: a read); `g` is no hex number.
+    let e = trace_error("o.disksim", "0 0 8 8 0\n10 0 8 8 g\n", false).unwrap_err();
+    assert!(
+        e.contains("o.disksim:2") && e.contains("`op`") && e.contains("flags in hex"),
+        "{e}"
+    );
 }
 
 #[test]
