@@ -53,9 +53,9 @@ impl GcExec for Urgent {
     }
 }
 
-/// DiskSim's SSD model: a plane cleans only when a request waits on its die, and the clean
-/// (every move, then the erase) runs as one unit: no host operation starts on the die while a
-/// GC job is in progress there.
+/// DiskSim's SSD model: a die cleans only when a request waits on it, one clean per request it
+/// starts (the core picks the plane), and the clean (every move, then the erase) runs as one
+/// unit: no host operation starts on the die while a GC job is in progress there.
 #[derive(Debug, Clone, Copy, Default)]
 struct Foreground {
     /// Dispatches where waiting host work was held back by a clean in progress.

@@ -109,6 +109,8 @@ impl<'w> Simulation<'w> {
             request_sink: None,
             details: Vec::new(),
             gc_waits_for_host: false,
+            fg_next: Vec::new(),
+            fg_owed: Vec::new(),
             placed: vec![0; geo.planes() as usize],
             idle_work: vec![std::collections::VecDeque::new(); geo.dies() as usize],
             fill_blocks: if cfg.voltage.split_fill_wear {
@@ -127,6 +129,10 @@ impl<'w> Simulation<'w> {
             .gc_exec
             .as_ref()
             .is_some_and(|g| g.waits_for_host());
+        if sim.gc_waits_for_host {
+            sim.fg_next = vec![0; sim.geo.dies() as usize];
+            sim.fg_owed = vec![false; sim.geo.dies() as usize];
+        }
         sim.each_policy::<()>(|p, cx| p.start(cx).map(|()| None))?;
         if opts.verify {
             verify::check_ftl(&sim.ftl, &|_| false)?;

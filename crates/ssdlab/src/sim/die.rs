@@ -146,13 +146,49 @@ impl Simulation<'_> {
         }
     }
 
+    /// Foreground GC (DiskSim's `ssd_clean_element_copyback` with one parallel unit per
+    /// element): while host work waits on `die`, one clean — one victim block, every move then
+    /// the erase — on the first plane at its threshold, taken round robin from the plane after
+    /// the last one cleaned; none while a clean is in progress there, and none again until the
+    /// die has started host work since the last one, so cleans of several planes never stack in
+    /// front of one request.
+    fn foreground_clean(&mut self, die: usize) {
+        // Host work first since the last clean — unless it cannot start: no read waits and the
+        // oldest write has no page to go to (a plane out of space waits for the clean).
+        if self.fg_owed[die] && !self.host_writes_blocked(die) {
+            return;
+        }
+        let ppd = self.geo.planes_per_die;
+        let first = die as u32 * ppd;
+        if (first..first + ppd).any(|p| self.ftl.planes[p as usize].gc_jobs > 0) {
+            return;
+        }
+        for k in 0..ppd {
+            let offset = (self.fg_next[die] + k) % ppd;
+            let plane = first + offset;
+            self.begin_gc(plane);
+            if self.ftl.planes[plane as usize].gc_jobs > 0 {
+                self.fg_next[die] = (offset + 1) % ppd;
+                self.fg_owed[die] = true;
+                return;
+            }
+        }
+    }
+
+    /// Whether the die's host work cannot start for want of space: no read is queued and the
+    /// oldest queued write has no page to go to.
+    fn host_writes_blocked(&self, die: usize) -> bool {
+        let q = &self.dies[die].queues;
+        q.reads.is_empty()
+            && q.writes
+                .front()
+                .is_some_and(|&(_, id)| !self.program_ready(die, id))
+    }
+
     /// Starts the next operation on an idle die, as the scheduling policy picks it.
     pub(super) fn try_dispatch(&mut self, die: usize) {
         if self.gc_waits_for_host && self.host_work_queued(die) {
-            let ppd = self.geo.planes_per_die;
-            for plane in die as u32 * ppd..(die as u32 + 1) * ppd {
-                self.start_gc(plane);
-            }
+            self.foreground_clean(die);
         }
         if self.dies[die].state != DieState::Idle {
             self.consider_suspension(die);
@@ -340,7 +376,11 @@ impl Simulation<'_> {
             op.started = now;
             let (kind, cause, plane, next, stream) =
                 (op.kind, op.cause, op.plane, op.next, Self::stream_of(op));
+            if cause == Cause::User && self.gc_waits_for_host {
+                self.fg_owed[die] = false;
+            }
             if kind == OpKind::Read && cause == Cause::User {
+                let op = &self.ops[id as usize];
                 let (req, snapshot) = (op.req, self.read_snapshots[id as usize]);
                 let mut waited = [0; OpClass::COUNT];
                 for c in OpClass::ALL {

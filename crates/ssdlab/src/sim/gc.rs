@@ -7,15 +7,17 @@ use crate::sched::{Cause, OpKind, QueueKind};
 use crate::verify;
 
 impl Simulation<'_> {
-    /// Starts GC on `plane` if it is at its free-block threshold and not already collecting (in
-    /// the foreground mode, only while host work waits on its die).
+    /// Starts GC on `plane` if it is at its free-block threshold and not already collecting. In
+    /// the foreground mode a clean starts only when a request waits on the die, one at a time
+    /// (`foreground_clean`), so this does nothing there.
     pub(super) fn start_gc(&mut self, plane: u32) {
-        if self.gc_waits_for_host
-            && !self.host_work_queued(self.geo.die_of_plane(PlaneId(plane)).0 as usize)
-        {
-            // A foreground clean starts when a request waits on the die (`try_dispatch`).
-            return;
+        if !self.gc_waits_for_host {
+            self.begin_gc(plane);
         }
+    }
+
+    /// Starts GC on `plane` if it is at its free-block threshold and not already collecting.
+    pub(super) fn begin_gc(&mut self, plane: u32) {
         let refresh = self.claim_refresh(plane);
         let victim = match refresh {
             Some(b) => BlockId(b),

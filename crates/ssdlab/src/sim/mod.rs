@@ -290,6 +290,12 @@ pub struct Simulation<'w> {
     ready_reads: Vec<(u32, u32, u32)>,
     /// GC starts only while host work waits on the plane's die (`ftl.gc_mode = "foreground"`).
     gc_waits_for_host: bool,
+    /// Foreground GC, per die: the plane (offset within the die) the next clean looks at first,
+    /// and whether a clean has run since the die last started host work (then the next one
+    /// waits for host work to start: one clean per activation, as DiskSim cleans). Empty in
+    /// other modes.
+    fg_next: Vec<u32>,
+    fg_owed: Vec<bool>,
     /// Per plane: host writes placed there that have not taken their page yet.
     placed: Vec<u32>,
     /// Per die: programs held back until the die would otherwise idle (a level policy's

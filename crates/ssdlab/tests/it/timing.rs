@@ -380,6 +380,57 @@ fn a_foreground_clean_blocks_the_request_that_triggered_it_for_its_moves_and_era
 }
 
 #[test]
+fn a_foreground_request_waits_for_one_clean_however_many_planes_need_one() {
+    // One die of four planes, filled at random so every plane sits at its threshold, and
+    // single-page writes far apart. DiskSim's element cleans one block, on one plane, per
+    // request it serves (`ssd_clean_element_copyback` with one parallel unit), so no write
+    // waits for more than one clean, however many planes need one; the cleans still add up
+    // to what the writes waited.
+    let sets = [
+        "geometry.planes_per_die=4",
+        "geometry.blocks_per_plane=32",
+        "precondition.fill=1.0",
+        "precondition.pattern=random",
+        "ftl.over_provisioning=0.3",
+        "ftl.gc_mode=foreground",
+    ];
+    let cfg = config("tiny", &sets);
+    let writes = (0..600u64)
+        .map(|i| {
+            Ok(Request {
+                time_ns: i * 500_000_000,
+                offset_bytes: (i * 13 % 4000) * 4096,
+                size_bytes: 4096,
+                op: IoOp::Write,
+                device: 0,
+                content: None,
+            })
+        })
+        .collect();
+    let (s, responses) = run_recorded(&cfg, writes);
+    let f = &cfg.flash;
+    let program = f.command_us + f.transfer_us + f.program_us;
+    let move_us = f.command_us + f.read_us + f.transfer_us + program;
+    let one_clean = f64::from(cfg.geometry.pages_per_block) * move_us + f.command_us + f.erase_us;
+    let waits: Vec<f64> = responses.iter().map(|r| r - program).collect();
+    let cleans =
+        s.gc.pages_moved as f64 * move_us + s.gc.count as f64 * (f.command_us + f.erase_us);
+    assert!(s.gc.count >= 8, "too few cleans: {:?}", s.gc);
+    assert!(
+        (waits.iter().sum::<f64>() - cleans).abs() < 1e-6 * responses.len() as f64,
+        "the writes' waits do not add up to the cleans"
+    );
+    let worst = waits.iter().cloned().fold(0.0, f64::max);
+    assert!(
+        worst <= one_clean + 1e-6,
+        "a write waited {worst} us, more than one clean can take ({one_clean} us)"
+    );
+    // Cleans outnumber the writes that waited for one only if some write waited for two.
+    let waited = waits.iter().filter(|&&w| w > 1e-6).count() as u64;
+    assert_eq!(waited, s.gc.count, "one clean per waiting write");
+}
+
+#[test]
 fn summary_pages_hold_no_data_cost_one_program_per_filled_block_and_shrink_the_logical_space() {
     // 70 single-page writes in order, far apart, on one plane of 8-page blocks with one
     // summary page: 7 data pages per block, so 10 blocks fill and 10 summary programs follow.
