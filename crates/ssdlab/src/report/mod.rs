@@ -213,6 +213,38 @@ fn means(rows: &[&Vec<Option<f64>>], variants: usize) -> Vec<Option<f64>> {
         .collect()
 }
 
+/// A bars figure's values: its groups (workload, grid point, label), its variants, and per
+/// group one value per variant.
+type BarValues = (
+    Vec<(String, BTreeMap<String, String>, String)>,
+    Vec<String>,
+    Vec<Vec<Option<f64>>>,
+);
+
+fn bar_values(d: &Data, f: &FigureSpec) -> BarValues {
+    let groups = d.groups(f.workload.as_deref());
+    let variants = d.variants(f);
+    let values = groups
+        .iter()
+        .map(|(w, g, _)| variants.iter().map(|v| d.value(f, w, g, v)).collect())
+        .collect();
+    (groups, variants, values)
+}
+
+/// The value rows of the groups at grid point `grid`.
+fn rows_at<'a>(
+    groups: &[(String, BTreeMap<String, String>, String)],
+    values: &'a [Vec<Option<f64>>],
+    grid: &BTreeMap<String, String>,
+) -> Vec<&'a Vec<Option<f64>>> {
+    groups
+        .iter()
+        .zip(values)
+        .filter(|((_, g, _), _)| g == grid)
+        .map(|(_, r)| r)
+        .collect()
+}
+
 /// The label of a grid point's mean in `paper_mean` (`all` without a grid).
 fn mean_key(grid: &BTreeMap<String, String>) -> String {
     if grid.is_empty() {
@@ -253,24 +285,14 @@ fn claims_table(d: &Data) -> Option<Table> {
         if f.paper_mean.is_empty() {
             continue;
         }
-        let groups = d.groups(f.workload.as_deref());
-        let variants = d.variants(f);
-        let values: Vec<Vec<Option<f64>>> = groups
-            .iter()
-            .map(|(w, g, _)| variants.iter().map(|v| d.value(f, w, g, v)).collect())
-            .collect();
+        let (groups, variants, values) = bar_values(d, f);
         let reference = if f.normalize { 1.0 } else { 0.0 };
         for grid in d.grids() {
             let key = mean_key(&grid);
             let Some(paper) = f.paper_mean.get(&key) else {
                 continue;
             };
-            let rows_here: Vec<&Vec<Option<f64>>> = groups
-                .iter()
-                .zip(&values)
-                .filter(|((_, g, _), _)| g == &grid)
-                .map(|(_, r)| r)
-                .collect();
+            let rows_here = rows_at(&groups, &values, &grid);
             for (s, v) in variants.iter().enumerate() {
                 let Some(&p) = paper.get(v) else { continue };
                 // The mean over the workloads where the metric is defined (a read-only trace
@@ -336,12 +358,7 @@ fn claims_table(d: &Data) -> Option<Table> {
 }
 
 fn bars_figure(d: &Data, f: &FigureSpec) -> Figure {
-    let groups = d.groups(f.workload.as_deref());
-    let variants = d.variants(f);
-    let mut values: Vec<Vec<Option<f64>>> = groups
-        .iter()
-        .map(|(w, g, _)| variants.iter().map(|v| d.value(f, w, g, v)).collect())
-        .collect();
+    let (groups, variants, mut values) = bar_values(d, f);
     // The paper's value for a workload at one grid point (`"fin1 preset=…"`), else for the
     // workload at every grid point.
     let mut paper: Vec<Vec<Option<f64>>> = groups
@@ -361,13 +378,7 @@ fn bars_figure(d: &Data, f: &FigureSpec) -> Figure {
         // One "mean" group per grid point: the mean over workloads, beside the paper's mean.
         for grid in d.grids() {
             let key = mean_key(&grid);
-            let rows: Vec<&Vec<Option<f64>>> = groups
-                .iter()
-                .zip(&values)
-                .filter(|((_, g, _), _)| g == &grid)
-                .map(|(_, r)| r)
-                .collect();
-            let mean = means(&rows, variants.len());
+            let mean = means(&rows_at(&groups, &values, &grid), variants.len());
             values.push(mean);
             paper.push(
                 variants

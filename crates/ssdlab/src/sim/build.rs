@@ -108,9 +108,7 @@ impl<'w> Simulation<'w> {
             ready_reads: Vec::new(),
             request_sink: None,
             details: Vec::new(),
-            gc_waits_for_host: false,
-            fg_next: Vec::new(),
-            fg_owed: Vec::new(),
+            foreground: Vec::new(),
             placed: vec![0; geo.planes() as usize],
             idle_work: vec![std::collections::VecDeque::new(); geo.dies() as usize],
             fill_blocks: if cfg.voltage.split_fill_wear {
@@ -124,14 +122,13 @@ impl<'w> Simulation<'w> {
             ftl,
         };
         sim.metrics.pre_processed_pages = pre_processed;
-        sim.gc_waits_for_host = sim
+        if sim
             .policies
             .gc_exec
             .as_ref()
-            .is_some_and(|g| g.waits_for_host());
-        if sim.gc_waits_for_host {
-            sim.fg_next = vec![0; sim.geo.dies() as usize];
-            sim.fg_owed = vec![false; sim.geo.dies() as usize];
+            .is_some_and(|g| g.waits_for_host())
+        {
+            sim.foreground = vec![ForegroundDie::default(); sim.geo.dies() as usize];
         }
         sim.each_policy::<()>(|p, cx| p.start(cx).map(|()| None))?;
         if opts.verify {

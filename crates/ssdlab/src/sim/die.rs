@@ -1,7 +1,7 @@
 //! Dispatching: picking the next operation of an idle die, forming multi-plane gangs, and
 //! starting the operation.
 
-use super::{Op, Simulation};
+use super::{ForegroundDie, Op, Simulation};
 use crate::config::{Allocation, MultiPlaneRule};
 use crate::flash::{PlaneId, Ppn};
 use crate::ftl::blocks::Stream;
@@ -128,8 +128,7 @@ impl Simulation<'_> {
         let Some(gc) = self.policies.gc_exec.as_mut() else {
             return heads;
         };
-        let ppd = self.geo.planes_per_die as usize;
-        let planes = &self.ftl.planes[die * ppd..(die + 1) * ppd];
+        let planes = die_planes(&self.ftl, &self.geo, die);
         let view = crate::sched::gc_exec::GcView {
             min_free_blocks: planes.iter().map(|p| p.free_blocks()).min().unwrap_or(0),
             collecting: planes.iter().any(|p| p.gc_jobs > 0),
@@ -155,21 +154,26 @@ impl Simulation<'_> {
     fn foreground_clean(&mut self, die: usize) {
         // Host work first since the last clean — unless it cannot start: no read waits and the
         // oldest write has no page to go to (a plane out of space waits for the clean).
-        if self.fg_owed[die] && !self.host_writes_blocked(die) {
+        if self.foreground[die].owed && !self.host_writes_blocked(die) {
+            return;
+        }
+        if die_planes(&self.ftl, &self.geo, die)
+            .iter()
+            .any(|p| p.gc_jobs > 0)
+        {
             return;
         }
         let ppd = self.geo.planes_per_die;
         let first = die as u32 * ppd;
-        if (first..first + ppd).any(|p| self.ftl.planes[p as usize].gc_jobs > 0) {
-            return;
-        }
         for k in 0..ppd {
-            let offset = (self.fg_next[die] + k) % ppd;
+            let offset = (self.foreground[die].next + k) % ppd;
             let plane = first + offset;
             self.begin_gc(plane);
             if self.ftl.planes[plane as usize].gc_jobs > 0 {
-                self.fg_next[die] = (offset + 1) % ppd;
-                self.fg_owed[die] = true;
+                self.foreground[die] = ForegroundDie {
+                    next: (offset + 1) % ppd,
+                    owed: true,
+                };
                 return;
             }
         }
@@ -187,7 +191,7 @@ impl Simulation<'_> {
 
     /// Starts the next operation on an idle die, as the scheduling policy picks it.
     pub(super) fn try_dispatch(&mut self, die: usize) {
-        if self.gc_waits_for_host && self.host_work_queued(die) {
+        if !self.foreground.is_empty() && self.host_work_queued(die) {
             self.foreground_clean(die);
         }
         if self.dies[die].state != DieState::Idle {
@@ -376,11 +380,7 @@ impl Simulation<'_> {
             op.started = now;
             let (kind, cause, plane, next, stream) =
                 (op.kind, op.cause, op.plane, op.next, Self::stream_of(op));
-            if cause == Cause::User && self.gc_waits_for_host {
-                self.fg_owed[die] = false;
-            }
             if kind == OpKind::Read && cause == Cause::User {
-                let op = &self.ops[id as usize];
                 let (req, snapshot) = (op.req, self.read_snapshots[id as usize]);
                 let mut waited = [0; OpClass::COUNT];
                 for c in OpClass::ALL {
@@ -392,6 +392,11 @@ impl Simulation<'_> {
                     for (sum, w) in d.wait_ns.iter_mut().zip(waited) {
                         *sum += w;
                     }
+                }
+            }
+            if cause == Cause::User {
+                if let Some(f) = self.foreground.get_mut(die) {
+                    f.owed = false;
                 }
             }
             // A program queued with its page (a scheme's copy or mirror) keeps it.
@@ -449,4 +454,15 @@ impl Simulation<'_> {
             }
         }
     }
+}
+
+/// The FTL state of `die`'s planes (a function of the two fields, so a caller may hold other
+/// parts of the simulation meanwhile).
+fn die_planes<'a>(
+    ftl: &'a crate::ftl::Ftl,
+    geo: &crate::flash::Geometry,
+    die: usize,
+) -> &'a [crate::ftl::blocks::PlaneInfo] {
+    let ppd = geo.planes_per_die as usize;
+    &ftl.planes[die * ppd..(die + 1) * ppd]
 }

@@ -11,7 +11,7 @@ impl Simulation<'_> {
     /// the foreground mode a clean starts only when a request waits on the die, one at a time
     /// (`foreground_clean`), so this does nothing there.
     pub(super) fn start_gc(&mut self, plane: u32) {
-        if !self.gc_waits_for_host {
+        if self.foreground.is_empty() {
             self.begin_gc(plane);
         }
     }

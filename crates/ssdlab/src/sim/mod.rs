@@ -186,6 +186,16 @@ struct ReqState {
     bytes: u64,
 }
 
+/// A die's foreground-GC state.
+#[derive(Debug, Clone, Copy, Default)]
+struct ForegroundDie {
+    /// The plane (offset within the die) the next clean looks at first.
+    next: u32,
+    /// A clean has run since the die last started host work: the next one waits for host
+    /// work to start (one clean per request, as DiskSim cleans).
+    owed: bool,
+}
+
 /// A GC job: one victim of one plane.
 #[derive(Debug, Clone, Copy, Default)]
 struct GcJob {
@@ -288,14 +298,9 @@ pub struct Simulation<'w> {
     reads_after_write: FxHashMap<u32, Vec<(u32, u32)>>,
     /// Reads whose page's program finished: (request, logical page, host page), to queue.
     ready_reads: Vec<(u32, u32, u32)>,
-    /// GC starts only while host work waits on the plane's die (`ftl.gc_mode = "foreground"`).
-    gc_waits_for_host: bool,
-    /// Foreground GC, per die: the plane (offset within the die) the next clean looks at first,
-    /// and whether a clean has run since the die last started host work (then the next one
-    /// waits for host work to start: one clean per activation, as DiskSim cleans). Empty in
-    /// other modes.
-    fg_next: Vec<u32>,
-    fg_owed: Vec<bool>,
+    /// Per die, when GC starts only while host work waits on the die (the GC execution policy
+    /// says so: `ftl.gc_mode = "foreground"`); empty otherwise, so its emptiness is the mode.
+    foreground: Vec<ForegroundDie>,
     /// Per plane: host writes placed there that have not taken their page yet.
     placed: Vec<u32>,
     /// Per die: programs held back until the die would otherwise idle (a level policy's
