@@ -171,11 +171,6 @@ fn run(a: RunArgs) -> Result<()> {
     .into_iter()
     .filter_map(|(o, p)| p.map(|p| (o, p)))
     .collect();
-    if let Some((option, _)) = outputs.iter().find(|(_, p)| p.as_os_str() == "-") {
-        anyhow::bail!(
-            "{option} -: outputs go to files (written whole, then renamed into place), not to standard output; name a file, e.g. {option} target/run.out"
-        );
-    }
     output::check_distinct(&inputs, &outputs)?;
     // Fail on an unwritable output before simulating, not after.
     let json_out = a.json.as_deref().map(output::create).transpose()?;

@@ -42,9 +42,16 @@ fn identity(path: &Path) -> PathBuf {
     }
 }
 
-/// Refuses an output that is also an input or another output (after canonicalisation), naming
-/// both options. `-` (standard input) is not a file and is left out.
+/// Refuses an output named `-` (outputs are files, written whole and renamed into place, never
+/// standard output) and an output that is also an input or another output (after
+/// canonicalisation), naming both options. An input `-` (standard input) is not a file and is
+/// left out.
 pub fn check_distinct(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Result<()> {
+    if let Some((option, _)) = outputs.iter().find(|(_, p)| p.as_os_str() == "-") {
+        bail!(
+            "{option} -: outputs go to files (written whole, then renamed into place), not to standard output; name a file, e.g. {option} target/run.out"
+        );
+    }
     let named: Vec<(&str, PathBuf, bool)> = inputs
         .iter()
         .map(|(o, p)| (*o, p, false))

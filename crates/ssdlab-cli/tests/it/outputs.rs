@@ -363,4 +363,12 @@ fn a_dash_as_an_output_is_refused_not_written_as_a_file_named_dash() {
             .code(2)
             .stderr(contains(format!("{option} -: outputs go to files")));
     }
+    // The same check serves `trace fit --out`.
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args(["trace", "fit", "--out", "-"])
+        .arg(trace())
+        .assert()
+        .code(2)
+        .stderr(contains("--out -: outputs go to files"));
 }
