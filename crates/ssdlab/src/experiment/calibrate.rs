@@ -47,7 +47,8 @@ pub struct Entry {
     pub variant: String,
     /// The key searched.
     pub key: String,
-    /// The value found (the probe closest to the target).
+    /// The value found: the probe closest to the target, or with `scan` the highest value within
+    /// the tolerance.
     pub value: f64,
     /// The metric's path.
     pub metric: String,
