@@ -86,6 +86,29 @@ pub struct FtlConfig {
     /// of the serialized config at 1.
     #[serde(default = "one_job", skip_serializing_if = "is_one_job")]
     pub gc_jobs_per_plane: u32,
+    /// Where GC relocations are written: blocks of their own, or the host's open block of the
+    /// plane. Left out of the serialized config at `separate`.
+    #[serde(default, skip_serializing_if = "GcBlocks::is_separate")]
+    pub gc_blocks: GcBlocks,
+}
+
+/// Where GC writes the pages it relocates (`ftl.gc_blocks`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcBlocks {
+    /// An open block per plane for GC relocations, apart from host data (hot/cold separation;
+    /// MQSim's GC writes to its own stream).
+    #[default]
+    Separate,
+    /// Into the plane's one open block, shared with host writes (DiskSim's SSD model:
+    /// `ssd_move_page` writes to the plane's active page).
+    Shared,
+}
+
+impl GcBlocks {
+    fn is_separate(&self) -> bool {
+        *self == GcBlocks::Separate
+    }
 }
 
 /// The plane of a host write within its die (`ftl.plane_choice`, static allocation).

@@ -62,6 +62,16 @@ impl Stream {
     pub fn index(self) -> usize {
         (usize::from(self.gc) + usize::from(self.shadow)) * Level::ALL.len() + self.level as usize
     }
+    /// The active-block slot the stream writes into: its own, or with `shared` (GC relocations
+    /// into the host's open block, `ftl.gc_blocks = "shared"`) the host stream's of its level
+    /// for plain GC relocations.
+    pub fn slot(self, shared: bool) -> usize {
+        if shared && self.gc && !self.shadow {
+            Stream::user(self.level).index()
+        } else {
+            self.index()
+        }
+    }
     /// Only GC may take a plane's last free block, so GC can always make progress.
     pub fn may_take_last_block(self) -> bool {
         self.gc
@@ -111,6 +121,9 @@ pub struct BlockInfo {
     pub fast: bool,
     /// Valid pages whose logical page is dirty in the host buffer (zombies).
     pub zombies: u32,
+    /// When it was last opened, as a count of blocks opened before it (DiskSim's block
+    /// sequence number); 0 for blocks the fill wrote.
+    pub opened: u32,
 }
 
 /// Per-plane pools.
@@ -156,10 +169,11 @@ impl PlaneInfo {
             && free <= threshold
             && (self.gc_jobs == 0 || free >= (self.gc_jobs + 1) * reserve)
     }
-    /// Takes the least-erased free block as `stream`'s active block; returns its global number.
-    pub fn take_free(&mut self, stream: Stream) -> Option<u32> {
+    /// Takes the least-erased free block as the active block of `slot` ([`Stream::slot`]);
+    /// returns its global number.
+    pub fn take_free(&mut self, slot: usize) -> Option<u32> {
         let Reverse((_, b)) = self.free.pop()?;
-        self.active[stream.index()] = b;
+        self.active[slot] = b;
         Some(b)
     }
     /// Returns erased block `id` (`b`) to the pool: free, unwritten, one more erase.
@@ -199,6 +213,7 @@ impl BlockInfo {
             last_write: SimTime::ZERO,
             fast: false,
             zombies: 0,
+            opened: 0,
         }
     }
 }

@@ -131,6 +131,7 @@ impl Ftl {
             victim: self.victim_kind,
             user: Stream::user(level),
             gc: Stream::gc(level),
+            shared: self.gc_shared,
             shuffle: set.random,
         };
         let total = set.n + extra;
@@ -217,6 +218,8 @@ struct Rules {
     victim: crate::config::GcVictim,
     user: Stream,
     gc: Stream,
+    /// GC relocations go into the host's open block.
+    shared: bool,
     shuffle: bool,
 }
 
@@ -243,7 +246,7 @@ impl PlaneFill<'_> {
     /// Index (within the plane) of `stream`'s active block and the pages left in it.
     fn active(&self, stream: Stream) -> Option<(usize, u32)> {
         let first = self.first;
-        match self.info.active[stream.index()] {
+        match self.info.active[stream.slot(self.rules.shared)] {
             NONE => None,
             b => {
                 let i = (b - first) as usize;
@@ -270,7 +273,10 @@ impl PlaneFill<'_> {
                 return Err(self.fail());
             }
         }
-        let b = self.info.take_free(stream).ok_or_else(|| self.fail())?;
+        let b = self
+            .info
+            .take_free(stream.slot(self.rules.shared))
+            .ok_or_else(|| self.fail())?;
         let i = (b - self.first) as usize;
         self.blocks[i].open(false);
         self.levels[i] = stream.level;
@@ -287,7 +293,7 @@ impl PlaneFill<'_> {
             // Its summary pages are written with its last data page: written, never valid.
             blk.write_ptr = self.rules.ppb;
             blk.state = BlockState::Full;
-            self.info.active[stream.index()] = NONE;
+            self.info.active[stream.slot(self.rules.shared)] = NONE;
             self.rekey(i);
         }
     }

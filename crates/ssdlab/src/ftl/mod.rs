@@ -59,6 +59,10 @@ pub struct Ftl {
     shadow_fast: bool,
     /// Free blocks per plane only GC may take: one per GC stream.
     gc_reserve: u32,
+    /// GC relocations go into the host's open block (`ftl.gc_blocks = "shared"`).
+    gc_shared: bool,
+    /// Blocks opened so far by the run (the fill's are not counted).
+    blocks_opened: u32,
     /// Pages per block that hold data (the rest hold the block's summary).
     data_ppb: u32,
     /// Blocks whose data pages are all allocated and whose summary pages are due, oldest
@@ -130,6 +134,8 @@ impl Ftl {
             delay_zombies: cfg.shadow.gc.delays(),
             shadow_fast: cfg.shadow.gc.fast(),
             gc_reserve: 1 + u32::from(cfg.shadow.gc.separates()),
+            gc_shared: cfg.ftl.gc_blocks == crate::config::GcBlocks::Shared,
+            blocks_opened: 0,
             data_ppb: geo.pages_per_block - cfg.ftl.summary_pages,
             summaries: Vec::new(),
             max_gc_jobs: cfg.ftl.gc_jobs_per_plane,
@@ -154,14 +160,17 @@ impl Ftl {
     /// Whether `stream` can get a page on `plane` now.
     pub fn can_alloc(&self, plane: PlaneId, stream: Stream) -> bool {
         let p = &self.planes[plane.0 as usize];
-        let active = p.active[stream.index()];
-        if active != NONE && self.blocks[active as usize].write_ptr < self.data_ppb {
-            return true;
-        }
+        let active = p.active[stream.slot(self.gc_shared)];
         // Host writes leave one free block per GC stream for every GC job running (at least
         // one), so the jobs can always finish: a victim's pages need at most one new block per
         // stream and its erase gives one back.
-        p.free_blocks() > stream.reserve(self.gc_reserve * p.gc_jobs.max(1))
+        let reserve_left = p.free_blocks() > stream.reserve(self.gc_reserve * p.gc_jobs.max(1));
+        if active != NONE && self.blocks[active as usize].write_ptr < self.data_ppb {
+            // A block GC shares with host writes: while GC runs, host writes take its pages
+            // only as they could open a block, or they could use up what GC opened it for.
+            return !(self.gc_shared && p.gc_jobs > 0) || stream.gc || reserve_left;
+        }
+        reserve_left
     }
 
     /// Where `stream`'s next page on `plane` would go, as (block number within the plane, page
@@ -171,7 +180,7 @@ impl Ftl {
             return None;
         }
         let p = &self.planes[plane.0 as usize];
-        let active = p.active[stream.index()];
+        let active = p.active[stream.slot(self.gc_shared)];
         let in_plane = |b: u32| self.geo.block_in_plane(BlockId(b));
         if active != NONE && self.blocks[active as usize].write_ptr < self.data_ppb {
             return Some((in_plane(active), self.blocks[active as usize].write_ptr));
@@ -187,7 +196,7 @@ impl Ftl {
             return None;
         }
         let ppb = self.geo.pages_per_block;
-        let mut active = self.planes[plane.0 as usize].active[stream.index()];
+        let mut active = self.planes[plane.0 as usize].active[stream.slot(self.gc_shared)];
         if active == NONE || self.blocks[active as usize].write_ptr >= self.data_ppb {
             active = self.open_block(plane, stream);
         }
@@ -199,7 +208,7 @@ impl Ftl {
         p.inflight += 1;
         blk.last_write = now;
         if blk.write_ptr == self.data_ppb {
-            p.active[stream.index()] = NONE;
+            p.active[stream.slot(self.gc_shared)] = NONE;
             if self.data_ppb < ppb {
                 // The summary pages are allocated with the last data page; the caller
                 // programs them (`take_summary`).
@@ -223,9 +232,11 @@ impl Ftl {
     /// Takes the least-erased free block of `plane` as `stream`'s active block.
     pub(crate) fn open_block(&mut self, plane: PlaneId, stream: Stream) -> u32 {
         let b = self.planes[plane.0 as usize]
-            .take_free(stream)
+            .take_free(stream.slot(self.gc_shared))
             .expect("the caller checked the pool");
+        self.blocks_opened += 1;
         self.blocks[b as usize].open(stream.shadow && self.shadow_fast);
+        self.blocks[b as usize].opened = self.blocks_opened;
         self.levels[b as usize] = stream.level;
         b
     }
@@ -595,6 +606,52 @@ mod tests {
         assert_eq!(f.blocks[a.0 as usize].zombies, 2);
         let victim = f.claim_victim(plane, SimTime(0)).unwrap();
         (a, b, victim)
+    }
+
+    #[test]
+    fn shared_gc_blocks_put_relocations_in_the_host_block_and_keep_gc_its_reserve() {
+        for (shared, same) in [("separate", false), ("shared", true)] {
+            let cfg = crate::config::ConfigBuilder::preset("tiny")
+                .unwrap()
+                .set(&format!("ftl.gc_blocks={shared}"))
+                .unwrap()
+                .build()
+                .unwrap();
+            let mut f = Ftl::new(&cfg, ChaCha8Rng::seed_from_u64(0)).unwrap();
+            let plane = PlaneId(0);
+            let host = f.alloc(plane, Stream::USER, SimTime(0)).unwrap();
+            let moved = f.alloc(plane, Stream::GC, SimTime(0)).unwrap();
+            assert_eq!(
+                f.geo.block_of(host) == f.geo.block_of(moved),
+                same,
+                "{shared}"
+            );
+            if same {
+                // The next page of the shared block follows the relocation.
+                let next = f.alloc(plane, Stream::USER, SimTime(0)).unwrap();
+                assert_eq!(next.0, moved.0 + 1);
+            }
+        }
+        // While GC runs on a plane at its reserve, host writes leave the shared block to it.
+        let cfg = crate::config::ConfigBuilder::preset("tiny")
+            .unwrap()
+            .set("ftl.gc_blocks=shared")
+            .unwrap()
+            .build()
+            .unwrap();
+        let mut f = Ftl::new(&cfg, ChaCha8Rng::seed_from_u64(0)).unwrap();
+        let plane = PlaneId(0);
+        let logical = f.map.logical_pages();
+        let mut written = 0;
+        while f.planes[0].free_blocks() > 1 {
+            let p = f.alloc(plane, Stream::USER, SimTime(0)).unwrap();
+            f.commit_write(p, written % logical, written / logical + 1);
+            written += 1;
+        }
+        assert!(f.can_alloc(plane, Stream::USER), "the open block has room");
+        f.planes[0].gc_jobs = 1;
+        assert!(!f.can_alloc(plane, Stream::USER));
+        assert!(f.can_alloc(plane, Stream::GC));
     }
 
     #[test]

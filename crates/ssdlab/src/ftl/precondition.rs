@@ -97,7 +97,9 @@ impl Ftl {
         for plane in (0..self.geo.data_planes()).map(PlaneId) {
             for &stream in streams {
                 let p = &self.planes[plane.0 as usize];
-                if p.active[stream.index()] == crate::ftl::mapping::NONE && p.free_blocks() > 1 {
+                if p.active[stream.slot(self.gc_shared)] == crate::ftl::mapping::NONE
+                    && p.free_blocks() > 1
+                {
                     self.open_block(plane, stream);
                     if stream == fill {
                         continue;

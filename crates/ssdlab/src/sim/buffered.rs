@@ -6,7 +6,6 @@ use super::{Event, SimError, Simulation};
 use crate::buffer::{Evicted, Hotness};
 use crate::config::RewriteWhen;
 use crate::flash::{Level, PlaneId, Ppn};
-use crate::ftl::alloc::AllocView;
 use crate::ftl::mapping::NONE;
 use crate::sched::{Cause, OpKind, QueueKind};
 
@@ -112,25 +111,27 @@ impl Simulation<'_> {
             return None;
         }
         // The data is in DRAM: a program only, at the high level; it moves the page like GC does.
-        let view = AllocView {
-            geo: &self.geo,
-            dies: &self.dies,
-            planes: &self.ftl.planes,
-            blocks: &self.ftl.blocks,
-            placed: &self.placed,
-            gc_threshold: self.ftl.gc_threshold,
+        let late = self.place.at_start();
+        let plane = if late {
+            self.ftl.home_plane(e.lpn).0
+        } else {
+            self.place_now(e.lpn).0
         };
-        let plane = self.place.place(e.lpn, &view).0;
         let idle = self.cfg.voltage.rewrite_when == RewriteWhen::Idle;
         let die = self.geo.die_of_plane(PlaneId(plane)).0 as usize;
         if idle && self.idle_work[die].len() >= self.cfg.voltage.rewrite_backlog_pages as usize {
             self.metrics.buffer.rewrites_skipped += 1;
             return None;
         }
-        // Counted as placed like a host write, or a burst of rewrites overshoots a plane's share.
-        self.placed[plane as usize] += 1;
         let mut op = self.blank_op(OpKind::Program, Cause::Migration, plane);
-        op.placed = plane;
+        if late {
+            op.pick_at_start = true;
+        } else {
+            // Counted as placed like a host write, or a burst of rewrites overshoots a plane's
+            // share.
+            self.placed[plane as usize] += 1;
+            op.placed = plane;
+        }
         op.lpn = e.lpn;
         op.src = ppn;
         op.level = Level::High;

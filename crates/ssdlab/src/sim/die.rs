@@ -83,8 +83,12 @@ impl Simulation<'_> {
     /// and, with cache read, the die's registers must not hold a page still to be sent.
     pub(super) fn program_ready(&self, die: usize, id: u32) -> bool {
         let op = &self.ops[id as usize];
+        let stream = Self::stream_of(op);
+        let ready = |plane: u32| self.ftl.can_alloc(PlaneId(plane), stream);
         self.dies[die].cache_op == NONE
-            && (op.ppn != NONE || self.ftl.can_alloc(PlaneId(op.plane), Self::stream_of(op)))
+            && (op.ppn != NONE
+                || ready(op.plane)
+                || (op.pick_at_start && self.die_plane_range(die).any(ready)))
     }
 
     /// The summary pages of a block whose last data page was just allocated are queued as
@@ -105,6 +109,34 @@ impl Simulation<'_> {
                 self.enqueue(die, QueueKind::Internal, id);
             }
         }
+    }
+
+    /// Gives write `id`, about to start `alone` (not in a multi-plane gang), the plane the
+    /// placement policy picks now — kept on its queued plane if the pick has no page for it.
+    fn pick_plane(&mut self, id: u32, alone: bool) {
+        self.ops[id as usize].pick_at_start = false;
+        if !alone {
+            return;
+        }
+        let op = &self.ops[id as usize];
+        let (lpn, stream, die) = (op.lpn, Self::stream_of(op), op.die as usize);
+        let pick = self.place_now(lpn).0;
+        let ready = |plane: u32| self.ftl.can_alloc(PlaneId(plane), stream);
+        let plane = if self.geo.die_of_plane(PlaneId(pick)).0 as usize == die && ready(pick) {
+            Some(pick)
+        } else {
+            // Dispatch found a plane of the die with a page: the first.
+            self.die_plane_range(die).find(|&p| ready(p))
+        };
+        if let Some(p) = plane {
+            self.ops[id as usize].plane = p;
+        }
+    }
+
+    /// The planes of `die`.
+    fn die_plane_range(&self, die: usize) -> std::ops::Range<u32> {
+        let ppd = self.geo.planes_per_die;
+        die as u32 * ppd..(die as u32 + 1) * ppd
     }
 
     /// Program `id` no longer counts as placed on its plane (it took its page, or was dropped).
@@ -301,7 +333,11 @@ impl Simulation<'_> {
     /// be given, unless the rule is `any`; `same-page-block-parity` also matches block parity.
     fn form_gang(&mut self, die: usize, q: QueueKind, leader: u32) {
         let lead = &self.ops[leader as usize];
-        if lead.kind == OpKind::Erase || (lead.kind == OpKind::Read && lead.ppn == NONE) {
+        // A write whose plane is picked as it starts has none to align yet.
+        if lead.kind == OpKind::Erase
+            || (lead.kind == OpKind::Read && lead.ppn == NONE)
+            || lead.pick_at_start
+        {
             return;
         }
         let (kind, cause) = (lead.kind, lead.cause);
@@ -325,6 +361,7 @@ impl Simulation<'_> {
             let op = &self.ops[id as usize];
             let fits = op.kind == kind
                 && op.cause == cause
+                && !op.pick_at_start
                 && !planes.contains(&op.plane)
                 && match kind {
                     OpKind::Read => {
@@ -376,6 +413,11 @@ impl Simulation<'_> {
         let occupancy = self.dies[die].occupancy(now);
         let mut id = leader;
         while id != NONE {
+            if self.ops[id as usize].pick_at_start {
+                // A multi-plane gang keeps the planes it was formed on.
+                let alone = id == leader && self.ops[id as usize].next == NONE;
+                self.pick_plane(id, alone);
+            }
             let op = &mut self.ops[id as usize];
             op.started = now;
             let (kind, cause, plane, next, stream) =

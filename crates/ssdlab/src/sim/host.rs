@@ -50,6 +50,7 @@ impl Simulation<'_> {
             summary: false,
             job: NONE,
             placed: NONE,
+            pick_at_start: false,
             queued_at: SimTime::ZERO,
         }
     }
@@ -222,18 +223,7 @@ impl Simulation<'_> {
     ) -> usize {
         self.pending_add(lpn, version);
         self.host.outstanding_write_pages += 1;
-        let view = AllocView {
-            geo: &self.geo,
-            dies: &self.dies,
-            planes: &self.ftl.planes,
-            blocks: &self.ftl.blocks,
-            placed: &self.placed,
-            gc_threshold: self.ftl.gc_threshold,
-        };
-        let plane = self.place.place(lpn, &view).0;
-        self.placed[plane as usize] += 1;
-        let mut op = self.blank_op(OpKind::Program, Cause::User, plane);
-        op.placed = plane;
+        let mut op = self.placed_write(lpn, Cause::User);
         op.lpn = lpn;
         op.version = version;
         op.req = req;
@@ -242,6 +232,36 @@ impl Simulation<'_> {
         let id = self.new_op(op);
         self.enqueue(die, QueueKind::Write, id);
         die
+    }
+
+    /// A program of `lpn` on the plane the placement policy gives it now, counted as placed
+    /// there until it takes its page; or, with a policy that picks when the write starts, on
+    /// the plane striping gives it (same die), to be picked then.
+    pub(super) fn placed_write(&mut self, lpn: u32, cause: Cause) -> Op {
+        if self.place.at_start() {
+            let mut op = self.blank_op(OpKind::Program, cause, self.ftl.home_plane(lpn).0);
+            op.pick_at_start = true;
+            return op;
+        }
+        let plane = self.place_now(lpn).0;
+        self.placed[plane as usize] += 1;
+        let mut op = self.blank_op(OpKind::Program, cause, plane);
+        op.placed = plane;
+        op
+    }
+
+    /// The plane the placement policy gives a write of `lpn` now.
+    pub(super) fn place_now(&mut self, lpn: u32) -> PlaneId {
+        let view = AllocView {
+            geo: &self.geo,
+            dies: &self.dies,
+            planes: &self.ftl.planes,
+            blocks: &self.ftl.blocks,
+            placed: &self.placed,
+            gc_threshold: self.ftl.gc_threshold,
+            map: &self.ftl.map,
+        };
+        self.place.place(lpn, &view)
     }
 
     /// One page of a request finished; the request completes with its last page.

@@ -174,6 +174,9 @@ pub struct Op {
     /// A host write counted in `placed` on this plane until it takes its page (`NONE`: not
     /// counted; the op's own plane may change before then, as dynamic allocation re-places it).
     placed: u32,
+    /// A write whose plane the placement policy picks when it starts (`WritePlace::at_start`);
+    /// until then it waits on its striped plane's die.
+    pick_at_start: bool,
 }
 
 /// A host request in flight.

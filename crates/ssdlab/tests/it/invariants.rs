@@ -71,6 +71,7 @@ proptest! {
         link in prop::sample::select(vec!["none", "sata3", "pcie3x4"]),
         summary_pages in prop::sample::select(vec![0u32, 0, 1]),
         plane_choice in prop::sample::select(vec!["static", "most-free"]),
+        gc_blocks in prop::sample::select(vec!["separate", "shared"]),
         gc_jobs in prop::sample::select(vec![1u32, 1, 3]),
         gc_mode in prop::sample::select(vec!["background", "urgent", "preemptive", "foreground"]),
         pre_process in any::<bool>(),
@@ -83,6 +84,7 @@ proptest! {
             .set(&format!("ftl.allocation={alloc}")).unwrap()
             .set(&format!("ftl.summary_pages={summary_pages}")).unwrap()
             .set(&format!("ftl.plane_choice={plane_choice}")).unwrap()
+            .set(&format!("ftl.gc_blocks={gc_blocks}")).unwrap()
             .set(&format!("ftl.gc_jobs_per_plane={gc_jobs}")).unwrap()
             .set(&format!("ftl.gc_mode={gc_mode}")).unwrap()
             .set(&format!("sched.policy={policy}")).unwrap()
