@@ -81,7 +81,8 @@ pub fn check_erasable(ftl: &Ftl, block: BlockId) -> Result<(), VerifyError> {
 pub fn check_ftl(ftl: &Ftl, newer_elsewhere: &dyn Fn(u32) -> bool) -> Result<(), VerifyError> {
     let g = &ftl.geo;
     let mut mapped = 0u64;
-    for lpn in 0..ftl.map.logical_pages() {
+    // Translation pages of a mapping cache are logical pages too.
+    for lpn in 0..ftl.map.all_logical_pages() {
         let ppn = ftl.map.ppn(lpn);
         if ppn == NONE {
             continue;

@@ -90,6 +90,15 @@ pub struct FtlConfig {
     /// plane. Left out of the serialized config at `separate`.
     #[serde(default, skip_serializing_if = "GcBlocks::is_separate")]
     pub gc_blocks: GcBlocks,
+    /// Entries of a cached mapping table (DFTL, MQSim's CMT): the mapping lives in translation
+    /// pages in flash and this many entries in DRAM; 0 (the default): the whole mapping in
+    /// DRAM. Left out of the serialized config at 0.
+    #[serde(default, skip_serializing_if = "super::is_zero")]
+    pub mapping_cache_entries: u64,
+    /// The same cache sized in bytes (MQSim's `CMT_Capacity`), divided by MQSim's cached-entry
+    /// size; set this or `mapping_cache_entries`. Left out of the serialized config at 0.
+    #[serde(default, skip_serializing_if = "super::is_zero")]
+    pub mapping_cache_bytes: u64,
 }
 
 /// Where GC writes the pages it relocates (`ftl.gc_blocks`).

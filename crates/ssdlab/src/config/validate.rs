@@ -120,6 +120,29 @@ fn check_ftl(raw: &RawConfig, errs: &mut Vec<String>) {
             t.summary_pages, raw.redundancy.scheme, raw.staging.design
         ).to_lowercase());
     }
+    if t.mapping_cache_entries > 0 && t.mapping_cache_bytes > 0 {
+        errs.push(format!(
+            "ftl.mapping_cache_entries = {} and ftl.mapping_cache_bytes = {}: set one of them",
+            t.mapping_cache_entries, t.mapping_cache_bytes
+        ));
+    }
+    if t.mapping_cache_entries > u64::from(u32::MAX) {
+        errs.push(format!(
+            "ftl.mapping_cache_entries = {}: must be at most {} (a logical page number is 32 bits)",
+            t.mapping_cache_entries,
+            u32::MAX
+        ));
+    }
+    if (t.mapping_cache_entries > 0 || t.mapping_cache_bytes > 0)
+        && (raw.dedup.enabled
+            || raw.redundancy.scheme != RedundancyScheme::None
+            || raw.staging.design != StagingDesign::None
+            || raw.buffer.host_pages > 0)
+    {
+        errs.push(
+            "ftl.mapping_cache_*: not modelled with dedup, a redundancy or staging scheme or a host buffer (their tables are per logical page and would need the translation pages too); leave the cache at 0".to_string(),
+        );
+    }
     if !(1..=64).contains(&t.gc_jobs_per_plane) {
         errs.push(format!(
             "ftl.gc_jobs_per_plane = {}: must be in 1..=64",

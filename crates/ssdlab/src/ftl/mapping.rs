@@ -73,6 +73,9 @@ pub struct Mapping {
     logical: Vec<[u32; 2]>,
     /// Per physical page: (logical page if valid, version held).
     physical: Vec<[u32; 2]>,
+    /// Host logical pages: the first entries of `logical` (a mapping cache's translation
+    /// pages follow them).
+    host: u32,
 }
 
 impl Mapping {
@@ -82,13 +85,30 @@ impl Mapping {
     /// [`OutOfMemory`] if the tables cannot be allocated (a huge geometry fails cleanly instead
     /// of aborting the process).
     pub fn new(logical: u32, physical: u32) -> Result<Self, OutOfMemory> {
+        Self::with_translation(logical, 0, physical)
+    }
+    /// An empty mapping for `logical` host logical pages followed by `translation` pages of a
+    /// mapping cache's translation table, and `physical` physical pages.
+    ///
+    /// # Errors
+    /// [`OutOfMemory`] as [`Mapping::new`].
+    pub fn with_translation(
+        logical: u32,
+        translation: u32,
+        physical: u32,
+    ) -> Result<Self, OutOfMemory> {
         Ok(Mapping {
-            logical: filled(logical as usize)?,
+            logical: filled(logical as usize + translation as usize)?,
             physical: filled(physical as usize)?,
+            host: logical,
         })
     }
-    /// Logical pages.
+    /// Host logical pages (a mapping cache's translation pages are not counted).
     pub fn logical_pages(&self) -> u32 {
+        self.host
+    }
+    /// Logical pages with the translation pages.
+    pub fn all_logical_pages(&self) -> u32 {
         self.logical.len() as u32
     }
     /// Physical page holding `lpn`, or [`NONE`].
@@ -187,6 +207,7 @@ impl Mapping {
             bytes: (self.logical.len() + 1) * 8,
         })?;
         self.logical.push([NONE, 0]);
+        self.host += 1;
         Ok(self.logical.len() as u32 - 1)
     }
     /// The physical table, for building a state directly; [`Mapping::link_logical`] then

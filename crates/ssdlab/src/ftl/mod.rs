@@ -10,6 +10,7 @@
 
 pub mod alloc;
 pub mod blocks;
+pub mod cmt;
 mod direct;
 mod fenwick;
 mod fill;
@@ -70,6 +71,28 @@ pub struct Ftl {
     summaries: Vec<u32>,
     /// GC jobs a plane may run at once.
     max_gc_jobs: u32,
+    /// The cached mapping table (`ftl.mapping_cache_*`), once the run starts.
+    pub cmt: Option<cmt::MappingCache>,
+}
+
+/// A mapping cache's size in entries and its translation pages' entries per page
+/// (`ftl.mapping_cache_*`), if one is configured.
+pub fn mapping_cache_shape(cfg: &Config, geo: &Geometry) -> Option<(u32, u32)> {
+    let t = &cfg.ftl;
+    if t.mapping_cache_entries == 0 && t.mapping_cache_bytes == 0 {
+        return None;
+    }
+    let pages = u64::from(geo.pages());
+    let entries = if t.mapping_cache_entries > 0 {
+        t.mapping_cache_entries
+    } else {
+        t.mapping_cache_bytes / u64::from(cmt::cached_entry_bytes(pages, geo.page_size_bytes))
+    };
+    let per_page = geo.page_size_bytes / cmt::translation_entry_bytes(pages, geo.page_size_bytes);
+    Some((
+        entries.clamp(1, u64::from(u32::MAX)) as u32,
+        per_page.max(1),
+    ))
 }
 
 /// Logical capacity in pages ([`Config::logical_pages`]).
@@ -117,7 +140,13 @@ impl Ftl {
             plane.staging = p as u32 >= geo.data_planes();
         }
         Ok(Ftl {
-            map: Mapping::new(logical_pages(cfg), geo.pages())?,
+            map: Mapping::with_translation(
+                logical_pages(cfg),
+                mapping_cache_shape(cfg, &geo).map_or(0, |(_, per_page)| {
+                    cmt::MappingCache::translation_pages(logical_pages(cfg), per_page)
+                }),
+                geo.pages(),
+            )?,
             blocks,
             levels: vec![Level::Normal; geo.blocks() as usize],
             gc_keys: vec![u16::MAX; geo.blocks() as usize],
@@ -139,6 +168,7 @@ impl Ftl {
             data_ppb: geo.pages_per_block - cfg.ftl.summary_pages,
             summaries: Vec::new(),
             max_gc_jobs: cfg.ftl.gc_jobs_per_plane,
+            cmt: None,
             geo,
         })
     }
@@ -408,9 +438,25 @@ impl Ftl {
             let old = self.remap(lpn, ppn.0);
             self.invalidate(old);
             self.validate(ppn);
+            self.cache_host_update(lpn);
             return (old != NONE).then_some(Ppn(old));
         }
         None
+    }
+
+    /// A host write or trim changed `lpn`'s mapping: its cached entry turns dirty.
+    fn cache_host_update(&mut self, lpn: u32) {
+        let map = &self.map;
+        if let Some(c) = self.cmt.as_mut().filter(|c| !c.is_translation(lpn)) {
+            c.host_update(lpn, |l| map.ppn(l));
+        }
+    }
+
+    /// GC or a migration moved `lpn` to `ppn`.
+    fn cache_moved(&mut self, lpn: u32, ppn: u32) {
+        if let Some(c) = self.cmt.as_mut().filter(|c| !c.is_translation(lpn)) {
+            c.moved(lpn, ppn);
+        }
     }
 
     /// GC copied `lpn` from `src` to `dst`. The copy becomes the mapping only if `src` is still
@@ -422,6 +468,7 @@ impl Ftl {
             let old = self.remap(lpn, dst.0);
             self.invalidate(old);
             self.validate(dst);
+            self.cache_moved(lpn, dst.0);
         }
     }
 
@@ -432,6 +479,7 @@ impl Ftl {
         if self.map.is_at(lpn, NONE) {
             self.remap(lpn, dst.0);
             self.validate(dst);
+            self.cache_moved(lpn, dst.0);
         }
     }
 
@@ -440,7 +488,47 @@ impl Ftl {
         self.unmark_zombie_page(lpn);
         let old = self.map.unmap(lpn);
         self.invalidate(old);
+        self.cache_host_update(lpn);
         (old != NONE).then_some(Ppn(old))
+    }
+
+    /// Starts the mapping cache (`ftl.mapping_cache_*`) on the drive as the fill left it: every
+    /// translation page covering a written page is programmed once (a fill writes them, as
+    /// MQSim's preconditioning does), and the cache starts empty. `verify` keeps the flash copy
+    /// of every entry to check the cache against.
+    ///
+    /// # Errors
+    /// The plane that has no free page left for a translation page.
+    pub fn start_mapping_cache(
+        &mut self,
+        cfg: &Config,
+        verify: bool,
+    ) -> Result<(), precondition::PreconditionError> {
+        let Some((entries, per_page)) = mapping_cache_shape(cfg, &self.geo) else {
+            return Ok(());
+        };
+        let host = self.map.logical_pages();
+        for t in 0..cmt::MappingCache::translation_pages(host, per_page) {
+            let first = t * per_page;
+            let last = (first + per_page).min(host);
+            if (first..last).all(|l| self.map.ppn(l) == NONE) {
+                continue;
+            }
+            let lpn = host + t;
+            let plane = self.home_plane(lpn);
+            let ppn = self
+                .alloc(plane, Stream::USER, SimTime::ZERO)
+                .ok_or(precondition::PreconditionError { plane: plane.0 })?;
+            let version = self.map.next_version(lpn);
+            self.commit_write(ppn, lpn, version);
+        }
+        let copy = if verify {
+            (0..host).map(|l| self.map.ppn(l)).collect()
+        } else {
+            Vec::new()
+        };
+        self.cmt = Some(cmt::MappingCache::new(entries, host, per_page, copy));
+        Ok(())
     }
 
     /// A page programmed outside the mapping (the parity of a TTFlash stripe that died while

@@ -7,10 +7,10 @@ pub(crate) use requests::RequestDetail;
 pub use requests::{RequestRecord, RequestSink};
 
 pub use summary::{
-    summary_buffer, summary_dedup, summary_gc, summary_pe, summary_perf, summary_redundancy,
-    summary_shadow, summary_staging, summary_voltage, summary_wear, BufferSummary, CostSummary,
-    DedupSummary, LatencySummary, PeSummary, RedundancySummary, RunBlockWear, StagingSummary,
-    Summary, VoltageSummary,
+    summary_buffer, summary_dedup, summary_gc, summary_mapping_cache, summary_pe, summary_perf,
+    summary_redundancy, summary_shadow, summary_staging, summary_voltage, summary_wear,
+    BufferSummary, CostSummary, DedupSummary, LatencySummary, PeSummary, RedundancySummary,
+    RunBlockWear, StagingSummary, Summary, VoltageSummary,
 };
 
 use crate::sched::{Cause, OpClass, OpKind};
@@ -177,6 +177,19 @@ pub struct LevelMetrics {
     pub read_ns: [u64; 3],
 }
 
+/// The mapping cache's flash work.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CacheFlashCounts {
+    /// Translation reads for misses.
+    pub loads: u64,
+    /// Translation reads merging a write-back with the entries not cached.
+    pub merge_reads: u64,
+    /// Translation programs (write-backs).
+    pub programs: u64,
+    /// Misses served without a flash read (page never written, or held for its program).
+    pub filled: u64,
+}
+
 /// Everything measured during a run (preconditioning excluded).
 #[derive(Debug, Clone)]
 pub struct Metrics {
@@ -244,6 +257,8 @@ pub struct Metrics {
     pub read_pages_after_write: u64,
     /// Block summary pages programmed (`ftl.summary_pages`).
     pub summary_programs: u64,
+    /// The mapping cache's flash work (`ftl.mapping_cache_*`).
+    pub cache_flash: CacheFlashCounts,
     /// Exact sums of response times (all, read, write), ns: means are not histogram-rounded.
     pub latency_sum_ns: [u128; 3],
     /// Requests completed.
@@ -291,6 +306,7 @@ impl Default for Metrics {
             host_link_read_ns: 0,
             read_pages_after_write: 0,
             summary_programs: 0,
+            cache_flash: CacheFlashCounts::default(),
             latency_sum_ns: [0; 3],
             requests: 0,
             end_ns: 0,

@@ -42,6 +42,9 @@ pub struct RequestRecord {
     pub wait_migration_us: Option<f64>,
     /// … behind redundancy reads and programs.
     pub wait_redundancy_us: Option<f64>,
+    /// … for translation pages of the mapping cache (its own misses' loads, and others' reads
+    /// and programs of translation pages ahead of it).
+    pub wait_mapping_us: Option<f64>,
     /// Read pages' own sense and transfer, µs (summed).
     pub service_us: Option<f64>,
     /// Read pages holding their die while waiting for the channel bus, µs (summed).
@@ -92,6 +95,7 @@ impl RequestDetail {
             wait_erase_us: w(OpClass::Erase),
             wait_migration_us: w(OpClass::Migration),
             wait_redundancy_us: w(OpClass::Redundancy),
+            wait_mapping_us: w(OpClass::Mapping),
             service_us: on_read(self.service_ns),
             bus_us: on_read(self.bus_ns),
         }
@@ -122,7 +126,7 @@ mod tests {
         );
         let r = RequestDetail {
             flash_pages: 2,
-            wait_ns: [0, 0, 0, 3_000, 0, 0],
+            wait_ns: [0, 0, 0, 3_000, 0, 0, 0],
             service_ns: 140_000,
             ..d
         }

@@ -210,6 +210,9 @@ pub struct Summary {
     /// when none).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub summary_programs: u64,
+    /// The cached mapping table (`ftl.mapping_cache_*`; left out without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mapping_cache: Option<MappingCacheSummary>,
     /// Programs, erases and their suspension.
     pub pe: PeSummary,
     /// % of the simulated span (first arrival → last completion) with no request outstanding.
@@ -541,6 +544,68 @@ pub struct RedundancySummary {
     pub parity_programs: u64,
     /// TTFlash: reads of the old parity (read-modify-write updates).
     pub parity_reads: u64,
+}
+
+/// The cached mapping table: its size, lookups and flash work.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MappingCacheSummary {
+    /// Entries it holds at most.
+    pub entries: u32,
+    /// Entries per translation page.
+    pub entries_per_page: u32,
+    /// Translation pages (logical pages of the mapping stored in flash).
+    pub translation_pages: u32,
+    /// Host read pages whose entry was cached / not.
+    pub read_hits: u64,
+    /// …
+    pub read_misses: u64,
+    /// % of host read lookups that hit.
+    pub read_hit_pct: f64,
+    /// Host write pages whose entry was cached / not.
+    pub write_hits: u64,
+    /// …
+    pub write_misses: u64,
+    /// Misses served without a flash read (translation page never written, or held by the
+    /// controller for its program in flight).
+    pub filled_without_read: u64,
+    /// Translation reads loading entries (one serves every miss waiting on the page).
+    pub translation_reads: u64,
+    /// Dirty evictions, each a write-back of its translation page.
+    pub writebacks: u64,
+    /// Dirty entries cleaned by write-backs besides the evicted ones.
+    pub entries_written_back: u64,
+    /// Translation reads merging a write-back with the entries not cached.
+    pub merge_reads: u64,
+    /// Translation page programs.
+    pub translation_programs: u64,
+    /// Dirty entries a power loss took (rebuilt from the pages' spare areas on restart).
+    pub lost_dirty_at_power_loss: u64,
+}
+
+/// The mapping cache's section from its counters and the simulator's flash work.
+pub fn summary_mapping_cache(
+    c: &crate::ftl::cmt::MappingCache,
+    f: &super::CacheFlashCounts,
+    translation_pages: u32,
+) -> MappingCacheSummary {
+    let k = &c.counts;
+    MappingCacheSummary {
+        entries: c.capacity(),
+        entries_per_page: c.per_page(),
+        translation_pages,
+        read_hits: k.read_hits,
+        read_misses: k.read_misses,
+        read_hit_pct: ratio_pct(k.read_hits, k.read_hits + k.read_misses),
+        write_hits: k.write_hits,
+        write_misses: k.write_misses,
+        filled_without_read: f.filled,
+        translation_reads: f.loads,
+        writebacks: k.writebacks,
+        entries_written_back: k.entries_written_back,
+        merge_reads: f.merge_reads,
+        translation_programs: f.programs,
+        lost_dirty_at_power_loss: k.lost_dirty,
+    }
 }
 
 /// Rails / TTFlash part of the summary.

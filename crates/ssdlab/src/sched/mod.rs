@@ -32,11 +32,19 @@ pub enum Cause {
     Migration,
     /// Redundancy: Rails mirror programs and erases, TTFlash parity programs and rebuild reads.
     Redundancy,
+    /// The mapping cache's translation-page reads and programs (`ftl.mapping_cache_*`).
+    Mapping,
 }
 
 impl Cause {
     /// All causes, in report order.
-    pub const ALL: [Cause; 4] = [Cause::User, Cause::Gc, Cause::Migration, Cause::Redundancy];
+    pub const ALL: [Cause; 5] = [
+        Cause::User,
+        Cause::Gc,
+        Cause::Migration,
+        Cause::Redundancy,
+        Cause::Mapping,
+    ];
     /// Name used in reports.
     pub fn name(self) -> &'static str {
         match self {
@@ -44,6 +52,7 @@ impl Cause {
             Cause::Gc => "gc",
             Cause::Migration => "migration",
             Cause::Redundancy => "redundancy",
+            Cause::Mapping => "mapping",
         }
     }
 }
@@ -63,19 +72,22 @@ pub enum OpClass {
     Migration = 4,
     /// Redundancy reads and programs (mirror, parity, rebuild).
     Redundancy = 5,
+    /// Translation-page reads and programs of the mapping cache.
+    Mapping = 6,
 }
 
 impl OpClass {
     /// Number of classes.
-    pub const COUNT: usize = 6;
+    pub const COUNT: usize = 7;
     /// All classes, in report order.
-    pub const ALL: [OpClass; 6] = [
+    pub const ALL: [OpClass; 7] = [
         OpClass::UserRead,
         OpClass::UserProgram,
         OpClass::Gc,
         OpClass::Erase,
         OpClass::Migration,
         OpClass::Redundancy,
+        OpClass::Mapping,
     ];
     /// The class of an operation.
     pub fn of(kind: OpKind, cause: Cause) -> OpClass {
@@ -86,6 +98,7 @@ impl OpClass {
             (_, Cause::Gc) => OpClass::Gc,
             (_, Cause::Migration) => OpClass::Migration,
             (_, Cause::Redundancy) => OpClass::Redundancy,
+            (_, Cause::Mapping) => OpClass::Mapping,
         }
     }
     /// Name used in `read_wait_us`.
@@ -97,6 +110,7 @@ impl OpClass {
             OpClass::Erase => "erase",
             OpClass::Migration => "migration",
             OpClass::Redundancy => "redundancy",
+            OpClass::Mapping => "mapping",
         }
     }
     /// True for programs and erases: the work a read is "blocked" behind.

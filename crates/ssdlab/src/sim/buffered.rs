@@ -187,6 +187,10 @@ impl Simulation<'_> {
     /// buffer is flushed by its power-loss protection, then the schemes restart.
     pub(super) fn on_power_loss(&mut self) -> Result<(), SimError> {
         self.metrics.staging.power_losses += 1;
+        let map = &self.ftl.map;
+        if let Some(c) = self.ftl.cmt.as_mut() {
+            c.power_loss(|l| map.ppn(l));
+        }
         // Rewrites held back for idle time were only in DRAM: the pages stay where they are.
         for die in 0..self.idle_work.len() {
             while let Some(id) = self.idle_work[die].pop_front() {

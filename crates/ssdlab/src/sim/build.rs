@@ -69,6 +69,7 @@ impl<'w> Simulation<'w> {
                 &mut fill_rng,
             )?;
         }
+        ftl.start_mapping_cache(cfg, opts.verify)?;
         let mut sim = Simulation {
             host_logical,
             timing: Timing::of(cfg),
@@ -108,6 +109,7 @@ impl<'w> Simulation<'w> {
             ready_reads: Vec::new(),
             request_sink: None,
             details: Vec::new(),
+            cache_flash: Default::default(),
             foreground: Vec::new(),
             placed: vec![0; geo.planes() as usize],
             idle_work: vec![std::collections::VecDeque::new(); geo.dies() as usize],

@@ -35,7 +35,9 @@ impl Simulation<'_> {
     /// level of the block it moves from.
     pub(super) fn stream_of(op: &Op) -> Stream {
         match op.cause {
-            Cause::User | Cause::Migration | Cause::Redundancy => Stream::user(op.level),
+            Cause::User | Cause::Migration | Cause::Redundancy | Cause::Mapping => {
+                Stream::user(op.level)
+            }
             Cause::Gc if op.dedicated => Stream::dedicated(op.level),
             Cause::Gc => Stream::gc(op.level),
         }

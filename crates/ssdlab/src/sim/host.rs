@@ -69,6 +69,9 @@ impl Simulation<'_> {
         }
         let host_lpn = lpn;
         let lpn = self.map_read(lpn)?;
+        if !self.cache_lookup(lpn, super::cmt::Waiter::Read(req, lpn, host_lpn, self.now)) {
+            return Ok(None);
+        }
         self.read_mapped(req, lpn, host_lpn)
     }
 
@@ -84,7 +87,7 @@ impl Simulation<'_> {
 
     /// Queues a read page of logical page `lpn` (host page `host_lpn`); returns its die, or
     /// `None` if it was served without flash or waits for a program in flight.
-    fn read_mapped(
+    pub(super) fn read_mapped(
         &mut self,
         req: u32,
         lpn: u32,
@@ -230,7 +233,9 @@ impl Simulation<'_> {
         op.level = level;
         let die = op.die as usize;
         let id = self.new_op(op);
-        self.enqueue(die, QueueKind::Write, id);
+        if self.cache_lookup(lpn, super::cmt::Waiter::Write(id)) {
+            self.enqueue(die, QueueKind::Write, id);
+        }
         die
     }
 

@@ -12,6 +12,11 @@ use crate::ftl::blocks::{BlockInfo, PlaneInfo};
 /// load).
 pub const LRU_BYTES_PER_PAGE: u64 = 24 + 18;
 
+/// Bytes per entry of the mapping cache: the `lru` crate's boxed node (key, dirty flag, two
+/// links: 24 B, plus the allocator's 16), its hash-table slot at the table's worst load, and a
+/// dirty-list slot. With `--verify`, 4 B per logical page more (the flash copy it checks).
+pub const CMT_BYTES_PER_ENTRY: u64 = 24 + 16 + 18 + 4;
+
 /// Process overhead besides the tables: code, histograms, I/O buffers, allocator slack.
 const BASE_BYTES: u64 = 16 << 20;
 
@@ -98,6 +103,12 @@ pub fn estimate_with(cfg: &Config, policies: &super::policy::Policies) -> Memory
             "writes held by the write-queue bound".to_string(),
             2 * super::admit::MAX_HELD_WRITES as u64
                 * std::mem::size_of::<(crate::time::SimTime, crate::workload::Request)>() as u64,
+        ));
+    }
+    if let Some((entries, _)) = crate::ftl::mapping_cache_shape(cfg, &geo) {
+        parts.push((
+            "mapping cache (ftl.mapping_cache_*)".to_string(),
+            u64::from(entries) * CMT_BYTES_PER_ENTRY,
         ));
     }
     if cfg.buffer.device_pages > 0 {

@@ -6,6 +6,7 @@
 mod admit;
 mod buffered;
 mod build;
+mod cmt;
 mod ctx;
 mod die;
 mod gc;
@@ -315,6 +316,8 @@ pub struct Simulation<'w> {
     request_sink: Option<crate::metrics::RequestSink<'w>>,
     /// Per request slot, while records are asked for: what its record needs.
     details: Vec<crate::metrics::RequestDetail>,
+    /// The mapping cache's translation pages in flight.
+    cache_flash: cmt::CacheFlash,
 }
 
 impl<'w> Simulation<'w> {
@@ -377,6 +380,9 @@ impl<'w> Simulation<'w> {
             if !self.ready_reads.is_empty() {
                 self.queue_ready_reads()?;
             }
+            if self.ftl.cmt.as_ref().is_some_and(|c| c.has_due()) {
+                self.write_back_due();
+            }
             if !self.host.backlog.is_empty() {
                 self.drain_backlog()?;
             }
@@ -416,6 +422,19 @@ impl<'w> Simulation<'w> {
             }
             for p in self.policies.list.iter().flatten() {
                 p.verify(&self.ftl)?;
+            }
+            let map = &self.ftl.map;
+            if let Some(lpn) = self
+                .ftl
+                .cmt
+                .as_ref()
+                .and_then(|c| c.lost_update(|l| map.ppn(l)))
+            {
+                return Err(VerifyError(format!(
+                    "mapping cache: logical page {lpn} is at physical page {} but neither a dirty cached entry nor its translation page says so",
+                    map.ppn(lpn)
+                ))
+                .into());
             }
         }
         Ok(())

@@ -219,6 +219,11 @@ impl Simulation<'_> {
                 self.gc_program_done(op);
             }
             (OpKind::Erase, Cause::Gc) => self.gc_erase_done(op.job)?,
+            (OpKind::Read, Cause::Mapping) => self.translation_read_done(op)?,
+            (OpKind::Program, Cause::Mapping) => {
+                self.metrics.levels.programs[op.level as usize] += 1;
+                self.translation_program_done(op);
+            }
             (_, Cause::Redundancy) | (OpKind::Erase, _) => {
                 unreachable!("only policies queue redundancy work and non-GC erases")
             }

@@ -31,7 +31,19 @@ impl Simulation<'_> {
     /// The summary of the run (`wall_s`: wall-clock time of the replay).
     pub(super) fn summary(&self, wall_s: f64) -> Summary {
         let m = &self.metrics;
-        let (all, read, write, mut read_wait_us, flash) = Summary::measured(m);
+        let (all, read, write, mut read_wait_us, mut flash) = Summary::measured(m);
+        let mapping_cache = self.ftl.cmt.as_ref().map(|c| {
+            crate::metrics::summary_mapping_cache(
+                c,
+                &m.cache_flash,
+                self.ftl.map.all_logical_pages() - self.ftl.map.logical_pages(),
+            )
+        });
+        if mapping_cache.is_none() {
+            // Without a mapping cache its class never occurs: left out.
+            read_wait_us.remove(crate::sched::OpClass::Mapping.name());
+            flash.by_cause.remove(crate::sched::Cause::Mapping.name());
+        }
         if self.link.is_some() {
             // Per flash-served read page like the other parts: a read request's time on the
             // link shared over its pages.
@@ -83,6 +95,7 @@ impl Simulation<'_> {
             wrapped_pct: pct(m.wrapped_requests, m.requests),
             pre_processed_pages: m.pre_processed_pages,
             summary_programs: m.summary_programs,
+            mapping_cache,
             pe: crate::metrics::summary_pe(&m.pe),
             buffer: crate::metrics::summary_buffer(&m.buffer, m.read_pages),
             voltage: crate::metrics::summary_voltage(

@@ -72,6 +72,7 @@ proptest! {
         summary_pages in prop::sample::select(vec![0u32, 0, 1]),
         plane_choice in prop::sample::select(vec!["static", "most-free"]),
         gc_blocks in prop::sample::select(vec!["separate", "shared"]),
+        mapping_cache in prop::sample::select(vec![0u32, 0, 1, 16]),
         gc_jobs in prop::sample::select(vec![1u32, 1, 3]),
         gc_mode in prop::sample::select(vec!["background", "urgent", "preemptive", "foreground"]),
         pre_process in any::<bool>(),
@@ -85,6 +86,7 @@ proptest! {
             .set(&format!("ftl.summary_pages={summary_pages}")).unwrap()
             .set(&format!("ftl.plane_choice={plane_choice}")).unwrap()
             .set(&format!("ftl.gc_blocks={gc_blocks}")).unwrap()
+            .set(&format!("ftl.mapping_cache_entries={mapping_cache}")).unwrap()
             .set(&format!("ftl.gc_jobs_per_plane={gc_jobs}")).unwrap()
             .set(&format!("ftl.gc_mode={gc_mode}")).unwrap()
             .set(&format!("sched.policy={policy}")).unwrap()
@@ -123,7 +125,11 @@ proptest! {
         // Every program is a host page flushed (all of them without a buffer), a GC move or a
         // migration; with a buffer, overwrites in DRAM and unflushed dirty pages save programs.
         // Summary pages are programmed with the cause of the data that filled their block.
-        let rest = s.gc.pages_moved + s.flash.by_cause["migration"][1];
+        // Translation pages of a mapping cache are programmed as its write-backs (summary
+        // pages of the blocks they fill count under their cause too).
+        let translation = s.mapping_cache.as_ref().map_or(0, |c| c.translation_programs);
+        prop_assert!(s.flash.by_cause.get("mapping").map_or(0, |c| c[1]) >= translation);
+        let rest = s.gc.pages_moved + s.flash.by_cause["migration"][1] + translation;
         if buffer == 0 && voltage != "hire" {
             prop_assert_eq!(s.flash.programs, s.host_pages["write"] + rest + s.summary_programs);
         } else {
@@ -236,39 +242,87 @@ proptest! {
 #[test]
 fn read_wait_attribution_adds_up_to_read_page_latency() {
     // Single-page reads on one die: a request's latency is its page's latency, so the mean of
-    // the attribution components must equal the mean read response time.
-    let cfg = ConfigBuilder::preset("tiny")
-        .unwrap()
-        .set("precondition.fill=0.9")
-        .unwrap()
-        .build()
-        .unwrap();
-    let spec: SynthSpec =
-        "requests=30000,write_ratio=0.4,size_kib=4,iat_us=400,footprint_gib=0.012,seed=5"
-            .parse()
+    // the attribution components must equal the mean read response time — with a mapping
+    // cache too, whose misses wait for their translation page first.
+    for cache in ["0", "64"] {
+        let cfg = ConfigBuilder::preset("tiny")
+            .unwrap()
+            .set("precondition.fill=0.9")
+            .unwrap()
+            .set(&format!("ftl.mapping_cache_entries={cache}"))
+            .unwrap()
+            .build()
             .unwrap();
-    let mut gen = spec.generate().unwrap();
-    let s = Simulation::new(
-        &cfg,
-        RunOptions {
-            seed: 1,
-            verify: true,
-            ..Default::default()
-        },
-        &mut gen,
-    )
-    .unwrap()
-    .run()
-    .unwrap();
-    assert!(s.gc.count > 0);
-    let parts: f64 = s.read_wait_us.values().sum();
-    let flash_reads = (s.host_pages["read"] - s.host_pages["read_from_write_buffer"]) as f64;
-    let mean_flash_read = s.read.mean_us * s.read.count as f64 / flash_reads;
-    assert!(
-        (parts - mean_flash_read).abs() / mean_flash_read < 1e-4,
-        "components {parts} vs measured {mean_flash_read}"
-    );
-    assert!(s.read_wait_us["gc"] > 0.0 && s.read_wait_us["user_program"] > 0.0);
+        let spec: SynthSpec =
+            "requests=30000,write_ratio=0.4,size_kib=4,iat_us=400,footprint_gib=0.012,seed=5"
+                .parse()
+                .unwrap();
+        let mut gen = spec.generate().unwrap();
+        let s = Simulation::new(
+            &cfg,
+            RunOptions {
+                seed: 1,
+                verify: true,
+                ..Default::default()
+            },
+            &mut gen,
+        )
+        .unwrap()
+        .run()
+        .unwrap();
+        assert!(s.gc.count > 0);
+        let parts: f64 = s.read_wait_us.values().sum();
+        let flash_reads = (s.host_pages["read"] - s.host_pages["read_from_write_buffer"]) as f64;
+        let mean_flash_read = s.read.mean_us * s.read.count as f64 / flash_reads;
+        assert!(
+            (parts - mean_flash_read).abs() / mean_flash_read < 1e-4,
+            "cache {cache}: components {parts} vs measured {mean_flash_read}"
+        );
+        assert!(s.read_wait_us["gc"] > 0.0 && s.read_wait_us["user_program"] > 0.0);
+        assert_eq!(
+            cache != "0",
+            s.read_wait_us.get("mapping").is_some_and(|&w| w > 0.0)
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// A mapping cache under GC, overwrites and a power loss: every update of the mapping is in
+    /// a dirty cached entry or in its translation page (checked with the run's `--verify`), and
+    /// a power loss takes at most the cache's dirty entries.
+    #[test]
+    fn mapping_cache_runs_hold_invariants(
+        seed in 0u64..1000,
+        planes in 1u32..3,
+        dies in 1u32..3,
+        blocks in 16u32..40,
+        ppb in prop::sample::select(vec![4u32, 8, 16]),
+        write_ratio in 0.2f64..0.95,
+        fill in 0.0f64..0.95,
+        entries in prop::sample::select(vec![1u32, 4, 64]),
+        gc_mode in prop::sample::select(vec!["background", "urgent", "foreground"]),
+        power_loss in prop::option::of(0u64..200_000_000),
+    ) {
+        let cfg = tiny_drive(planes, dies, blocks, ppb)
+            .set(&format!("ftl.mapping_cache_entries={entries}")).unwrap()
+            .set(&format!("ftl.gc_mode={gc_mode}")).unwrap()
+            .set(&format!("precondition.fill={fill}")).unwrap()
+            .set("precondition.pattern=random").unwrap()
+            .build().unwrap();
+        let spec = small_mix(write_ratio, planes * dies * blocks * ppb, seed);
+        let mut gen = spec.generate().unwrap();
+        let opts = RunOptions { seed, verify: true, power_loss_at_ns: power_loss, ..Default::default() };
+        let s = Simulation::new(&cfg, opts, &mut gen).unwrap().run()
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(s.requests, 1500);
+        let c = s.mapping_cache.unwrap();
+        prop_assert!(c.lost_dirty_at_power_loss <= u64::from(entries));
+        prop_assert!(power_loss.is_some() || c.lost_dirty_at_power_loss == 0);
+        prop_assert_eq!(c.read_hits + c.read_misses, s.host_pages["read"]);
+        prop_assert_eq!(c.write_hits + c.write_misses, s.host_pages["write"]);
+    }
 }
 
 /// Regression (found by the property test, issue 3): GC found no victim while the blocks with

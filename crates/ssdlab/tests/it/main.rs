@@ -9,6 +9,7 @@ mod host;
 mod hotr;
 mod invariants;
 mod layers;
+mod mapping_cache;
 mod md1;
 mod redundancy;
 mod schemes;

@@ -1,0 +1,102 @@
+//! Closed forms of the cached mapping table (`ftl.mapping_cache_*`) on the one-die `tiny`
+//! drive, filled so every translation page is in flash: 4 KiB pages, 3-byte entries, 1365
+//! entries per translation page.
+
+use crate::{config, page_request};
+use ssdlab::metrics::Summary;
+use ssdlab::sim::{RunOptions, Simulation};
+use ssdlab::workload::IoOp;
+
+const PER_PAGE: u64 = 1365;
+
+fn run(sets: &[&str], reqs: Vec<(u64, u64, IoOp)>) -> (Summary, Vec<f64>) {
+    let mut all = vec!["precondition.fill=1.0"];
+    all.extend_from_slice(sets);
+    let cfg = config("tiny", &all);
+    let mut it = reqs
+        .into_iter()
+        .map(|(t_us, page, op)| page_request(t_us, page, op, None));
+    let mut sim = Simulation::new(
+        &cfg,
+        RunOptions {
+            seed: 1,
+            verify: true,
+            ..Default::default()
+        },
+        &mut it,
+    )
+    .unwrap();
+    let responses = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let sink = responses.clone();
+    sim.on_request(Box::new(move |r| {
+        sink.borrow_mut().push(r.response_us);
+        Ok(())
+    }));
+    let s = sim.run().unwrap();
+    let r = responses.borrow().clone();
+    (s, r)
+}
+
+#[test]
+fn a_miss_costs_one_translation_read_before_the_data_read_and_a_hit_none() {
+    let cfg = config("tiny", &[]);
+    let one_read = cfg.flash.command_us + cfg.flash.read_us + cfg.flash.transfer_us;
+    // Pages in three translation pages, one second apart, then the first again.
+    let reqs = vec![
+        (0, 0, IoOp::Read),
+        (1_000_000, PER_PAGE, IoOp::Read),
+        (2_000_000, 2 * PER_PAGE, IoOp::Read),
+        (3_000_000, 0, IoOp::Read),
+    ];
+    let (without, plain) = run(&[], reqs.clone());
+    let (with, cached) = run(&["ftl.mapping_cache_entries=4"], reqs);
+    for r in &plain {
+        assert!((r - one_read).abs() < 1e-6, "{r} vs {one_read}");
+    }
+    for (i, r) in cached.iter().enumerate() {
+        let want = if i < 3 { 2.0 * one_read } else { one_read };
+        assert!((r - want).abs() < 1e-6, "request {i}: {r} vs {want}");
+    }
+    let c = with.mapping_cache.as_ref().unwrap();
+    assert_eq!((c.read_misses, c.read_hits, c.translation_reads), (3, 1, 3));
+    assert_eq!(with.flash.by_cause["mapping"], [3, 0, 0]);
+    assert_eq!(with.flash.reads, without.flash.reads + 3);
+    // Each miss's wait for its translation page is the read's mapping wait.
+    assert!((with.read_wait_us["mapping"] - 3.0 * one_read / 4.0).abs() < 1e-6);
+    assert!(without.mapping_cache.is_none() && !without.read_wait_us.contains_key("mapping"));
+}
+
+#[test]
+fn a_dirty_eviction_writes_its_translation_page_back_by_one_read_and_one_program() {
+    let cfg = config("tiny", &[]);
+    let one_read = cfg.flash.command_us + cfg.flash.read_us + cfg.flash.transfer_us;
+    // A write of page 0 (its entry turns dirty), then a read in another translation page that
+    // evicts it from a one-entry cache.
+    let reqs = vec![(0, 0, IoOp::Write), (1_000_000, PER_PAGE, IoOp::Read)];
+    let (_, plain) = run(&[], reqs.clone());
+    let (with, cached) = run(&["ftl.mapping_cache_entries=1"], reqs);
+    // The write waited for its entry: one translation read more.
+    assert!((cached[0] - plain[0] - one_read).abs() < 1e-6);
+    let c = with.mapping_cache.as_ref().unwrap();
+    assert_eq!((c.write_misses, c.read_misses, c.writebacks), (1, 1, 1));
+    // Two loads, then the write-back: a read merging the entries not cached, a program.
+    assert_eq!(
+        (c.translation_reads, c.merge_reads, c.translation_programs),
+        (2, 1, 1)
+    );
+    assert_eq!(with.flash.by_cause["mapping"], [3, 1, 0]);
+}
+
+#[test]
+fn mapping_cache_sizes_are_validated() {
+    let err = ssdlab::config::ConfigBuilder::preset("tiny")
+        .unwrap()
+        .set("ftl.mapping_cache_entries=8")
+        .unwrap()
+        .set("ftl.mapping_cache_bytes=64")
+        .unwrap()
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("set one of them"), "{err}");
+}
