@@ -32,10 +32,12 @@ pub fn render(s: &Summary, cfg: &Config) -> String {
         s.reads_blocked, s.reads_blocked_pct
     );
     let w = &s.read_wait_us;
-    let link = w
-        .get("host_link")
-        .map(|l| format!(" + host link {l:.1}"))
-        .unwrap_or_default();
+    let extra = |key: &str, label: &str| {
+        w.get(key)
+            .map(|v| format!(" + {label} {v:.1}"))
+            .unwrap_or_default()
+    };
+    let link = extra("mapping", "translation pages") + &extra("host_link", "host link");
     let _ = writeln!(
         o,
         "mean read page (us): service {:.1} + bus {:.1} + behind reads {:.1} + user programs {:.1} + gc {:.1} + erases {:.1}{link}",
@@ -51,6 +53,13 @@ pub fn render(s: &Summary, cfg: &Config) -> String {
         "wear: erases per block min {} / mean {:.2} / max {}",
         s.wear.erase_min, s.wear.erase_mean, s.wear.erase_max
     );
+    if let Some(c) = &s.mapping_cache {
+        let _ = writeln!(
+            o,
+            "mapping cache: {} entries, {:.2} % of read lookups hit; {} translation reads, {} write-backs ({} merge reads, {} programs)",
+            c.entries, c.read_hit_pct, c.translation_reads, c.writebacks, c.merge_reads, c.translation_programs
+        );
+    }
     if s.window_waits > 0 {
         let _ = writeln!(
             o,

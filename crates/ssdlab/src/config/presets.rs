@@ -58,8 +58,13 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "mqsim-default",
-        summary: "MQSim's shipped ssdconfig.xml (7ec40e3): 8 ch x 4 chips x 2 dies x 2 planes x 2048 blocks x 256 pages of 8 KiB, MLC 75/750/3800 us, multi-plane, non-preemptive GC, PCIe 4 x 1.0 GB/s",
+        summary: "MQSim's shipped ssdconfig.xml at 0d76b1d3: 8 ch x 4 chips x 2 dies x 2 planes x 2048 blocks x 256 pages of 8 KiB, MLC 75/75/3800 us, multi-plane, non-preemptive GC, 2 MiB mapping cache, PCIe 4 x 0.1 GB/s, 75 % random fill",
         toml: include_str!("presets/mqsim-default.toml"),
+    },
+    Preset {
+        name: "mqsim-2022",
+        summary: "MQSim's ssdconfig.xml at 7ec40e3 (2022): as mqsim-default with programs of 750 us, PCIe 4 x 1.0 GB/s, no fill",
+        toml: include_str!("presets/mqsim-2022.toml"),
     },
 ];
 
