@@ -493,9 +493,10 @@ impl Ftl {
     }
 
     /// Starts the mapping cache (`ftl.mapping_cache_*`) on the drive as the fill left it: every
-    /// translation page covering a written page is programmed once (a fill writes them, as
-    /// MQSim's preconditioning does), and the cache starts empty. `verify` keeps the flash copy
-    /// of every entry to check the cache against.
+    /// translation page is programmed once, written or not (MQSim stores the whole mapping
+    /// table on flash when a run starts: `Store_mapping_table_on_flash_at_start`), and the
+    /// cache starts empty. `verify` keeps the flash copy of every entry to check the cache
+    /// against.
     ///
     /// # Errors
     /// The plane that has no free page left for a translation page.
@@ -509,11 +510,6 @@ impl Ftl {
         };
         let host = self.map.logical_pages();
         for t in 0..cmt::MappingCache::translation_pages(host, per_page) {
-            let first = t * per_page;
-            let last = (first + per_page).min(host);
-            if (first..last).all(|l| self.map.ppn(l) == NONE) {
-                continue;
-            }
             let lpn = host + t;
             let plane = self.home_plane(lpn);
             let ppn = self

@@ -1,6 +1,6 @@
 //! Closed forms of the cached mapping table (`ftl.mapping_cache_*`) on the one-die `tiny`
-//! drive, filled so every translation page is in flash: 4 KiB pages, 3-byte entries, 1365
-//! entries per translation page.
+//! drive (every translation page is in flash from the start): 4 KiB pages, 3-byte entries,
+//! 1365 entries per translation page.
 
 use crate::{config, page_request};
 use ssdlab::metrics::Summary;
