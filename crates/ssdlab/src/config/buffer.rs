@@ -8,6 +8,17 @@ use super::*;
 pub struct BufferConfig {
     /// Capacity in pages (0 = no buffer: writes go straight to flash).
     pub device_pages: u32,
+    /// Flushes of evicted dirty pages that may run in the background, device-wide: a write that
+    /// evicts a dirty page completes from DRAM while fewer are in flight, else it waits for its
+    /// eviction's flush (MQSim's destage buffer and its back-pressure bound). 0 (the default):
+    /// every such write waits for its flush. Left out of the serialized config at 0.
+    #[serde(default, skip_serializing_if = "super::is_zero_u32")]
+    pub flush_backlog_pages: u32,
+    /// With `flush_backlog_pages`: a page written for the first time within this period is
+    /// flushed at once and stays cached clean (MQSim's eager write-back of cold data, a bloom
+    /// filter reset every second); 0 (the default): off. Left out of the serialized config at 0.
+    #[serde(default, skip_serializing_if = "super::is_zero_f64")]
+    pub eager_flush_period_ms: f64,
     /// Host-side page cache (the file system's, LRU write-back) in front of the device, pages
     /// (0 = none). Left out of the serialized config when 0.
     #[serde(default, skip_serializing_if = "is_zero_u32")]

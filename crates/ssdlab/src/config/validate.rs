@@ -233,6 +233,19 @@ fn check_staging(raw: &RawConfig, errs: &mut Vec<String>) {
         errs.push("staging.max_queued_copies = 0: must be >= 1 with a staging space".into());
     }
     check_shadow(raw, errs);
+    let b = &raw.buffer;
+    if b.flush_backlog_pages > 0 && (b.device_pages == 0 || b.host_pages > 0) {
+        errs.push(format!(
+            "buffer.flush_backlog_pages = {}: needs a device buffer (buffer.device_pages > 0) and no host buffer (buffer.host_pages = 0: its drops of evicted pages are defined for in-line flushes)",
+            b.flush_backlog_pages
+        ));
+    }
+    if b.eager_flush_period_ms != 0.0 && (b.flush_backlog_pages == 0 || !(b.eager_flush_period_ms > 0.0 && b.eager_flush_period_ms.is_finite())) {
+        errs.push(format!(
+            "buffer.eager_flush_period_ms = {}: must be a positive number of ms, with buffer.flush_backlog_pages > 0",
+            b.eager_flush_period_ms
+        ));
+    }
     if raw.dedup.enabled && raw.buffer.device_pages > 0 {
         errs.push(format!("dedup.enabled = true: not supported with a device buffer (buffer.device_pages = {}); set one of them off", raw.buffer.device_pages));
     }

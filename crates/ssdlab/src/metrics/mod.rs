@@ -69,6 +69,12 @@ pub struct BufferMetrics {
     pub rewrites_unfinished: u64,
     /// Dirty pages flushed at a restart (power-loss protection).
     pub restart_flushes: u64,
+    /// Flushes run in the background (`buffer.flush_backlog_pages`): evictions and eager ones.
+    pub background_flushes: u64,
+    /// Of those, eager flushes of pages first written in their period.
+    pub eager_flushes: u64,
+    /// Host write pages that waited for the flushes to fall below the bound.
+    pub back_pressure_waits: u64,
 }
 
 /// HotR accounting.

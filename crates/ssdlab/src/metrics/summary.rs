@@ -433,6 +433,18 @@ pub struct BufferSummary {
     /// had idle time it could program them in).
     #[serde(skip_serializing_if = "is_zero")]
     pub rewrites_unfinished: u64,
+    /// Flushes run behind the writes that caused them (`buffer.flush_backlog_pages`: dirty
+    /// evictions and eager flushes; left out when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub background_flushes: u64,
+    /// Of those, eager flushes of pages written for the first time in their period
+    /// (`buffer.eager_flush_period_ms`; left out when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub eager_flushes: u64,
+    /// Host write pages that waited for the flushes in flight to fall below the bound (left out
+    /// when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub back_pressure_waits: u64,
 }
 
 /// Threshold-voltage levels and wear.
@@ -817,6 +829,9 @@ pub fn summary_buffer(m: &super::BufferMetrics, host_read_pages: u64) -> BufferS
         rewrites_stale: m.rewrites_stale,
         rewrites_unfinished: m.rewrites_unfinished,
         rewrites_skipped: m.rewrites_skipped,
+        background_flushes: m.background_flushes,
+        eager_flushes: m.eager_flushes,
+        back_pressure_waits: m.back_pressure_waits,
     }
 }
 

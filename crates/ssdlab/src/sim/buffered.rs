@@ -58,6 +58,9 @@ impl Simulation<'_> {
     /// A host write into the buffer. It completes at DRAM speed unless it evicts a dirty page,
     /// in which case it waits for that page's program (the buffer has no room until then).
     pub(super) fn buffer_write(&mut self, req: u32, lpn: u32) -> Option<usize> {
+        if self.cfg.buffer.flush_backlog_pages > 0 {
+            return self.destage_write(req, lpn);
+        }
         let b = self.buffer.as_mut().expect("buffer configured");
         if b.touch(lpn, true) {
             self.metrics.buffer.write_hits += 1;
@@ -77,10 +80,11 @@ impl Simulation<'_> {
         }
     }
 
-    /// A page left the buffer: classify it; flush it if dirty (completing `req`) unless the
-    /// host-side cache drops it; rewrite it at the high level if it is clean and the level
-    /// slot asks for it. Returns the die it queued work on.
-    fn evicted(&mut self, e: Evicted, req: u32) -> Option<usize> {
+    /// A page left the buffer: classify it; flush it if dirty (completing `req`; in the
+    /// background under `buffer.flush_backlog_pages`) unless the host-side cache drops it;
+    /// rewrite it at the high level if it is clean and the level slot asks for it. Returns the
+    /// die it queued work on.
+    pub(super) fn evicted(&mut self, e: Evicted, req: u32) -> Option<usize> {
         let class = e.hotness(self.cfg.voltage.hot_threshold);
         self.metrics.buffer.evictions[usize::from(e.dirty)] += 1;
         self.metrics.buffer.classes[class as usize] += 1;
@@ -89,8 +93,11 @@ impl Simulation<'_> {
             return None;
         }
         if e.dirty {
+            if self.cfg.buffer.flush_backlog_pages > 0 {
+                return Some(self.background_flush(e.lpn, level));
+            }
             let version = self.ftl.map.newest(e.lpn);
-            return Some(self.flash_write(req, e.lpn, version, level));
+            return Some(self.flash_write(req, e.lpn, version, level, false));
         }
         let rewrite = self
             .policies
@@ -212,7 +219,7 @@ impl Simulation<'_> {
             self.buffer.as_mut().expect("listed").clean(lpn);
             self.metrics.buffer.restart_flushes += 1;
             let version = self.ftl.map.newest(lpn);
-            touched.push(self.flash_write(NONE, lpn, version, crate::flash::Level::Normal));
+            touched.push(self.flash_write(NONE, lpn, version, crate::flash::Level::Normal, false));
         }
         self.each_policy::<()>(|p, cx| {
             p.restarted(cx);

@@ -110,6 +110,7 @@ impl<'w> Simulation<'w> {
             request_sink: None,
             details: Vec::new(),
             cache_flash: Default::default(),
+            destage: Default::default(),
             foreground: Vec::new(),
             placed: vec![0; geo.planes() as usize],
             idle_work: vec![std::collections::VecDeque::new(); geo.dies() as usize],

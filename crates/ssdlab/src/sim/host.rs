@@ -51,6 +51,7 @@ impl Simulation<'_> {
             job: NONE,
             placed: NONE,
             pick_at_start: false,
+            background: false,
             queued_at: SimTime::ZERO,
         }
     }
@@ -212,17 +213,19 @@ impl Simulation<'_> {
             return self.buffer_write(req, lpn);
         }
         let level = self.level_for(None);
-        Some(self.flash_write(req, lpn, version, level))
+        Some(self.flash_write(req, lpn, version, level, false))
     }
 
     /// Queues the flash program of `version` of `lpn` at `level`; `req` (or `NONE`) completes
-    /// when it is done. Returns its die.
+    /// when it is done; `background`: a flush counted in `background_flushes` until then.
+    /// Returns its die.
     pub(super) fn flash_write(
         &mut self,
         req: u32,
         lpn: u32,
         version: u32,
         level: crate::flash::Level,
+        background: bool,
     ) -> usize {
         self.pending_add(lpn, version);
         self.host.outstanding_write_pages += 1;
@@ -231,6 +234,7 @@ impl Simulation<'_> {
         op.version = version;
         op.req = req;
         op.level = level;
+        op.background = background;
         let die = op.die as usize;
         let id = self.new_op(op);
         if self.cache_lookup(lpn, super::cmt::Waiter::Write(id)) {

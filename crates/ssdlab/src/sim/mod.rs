@@ -8,6 +8,7 @@ mod buffered;
 mod build;
 mod cmt;
 mod ctx;
+mod destage;
 mod die;
 mod gc;
 mod host;
@@ -178,6 +179,8 @@ pub struct Op {
     /// A write whose plane the placement policy picks when it starts (`WritePlace::at_start`);
     /// until then it waits on its striped plane's die.
     pick_at_start: bool,
+    /// A flush of an evicted page running in the background (`buffer.flush_backlog_pages`).
+    background: bool,
 }
 
 /// A host request in flight.
@@ -318,6 +321,9 @@ pub struct Simulation<'w> {
     details: Vec<crate::metrics::RequestDetail>,
     /// The mapping cache's translation pages in flight.
     cache_flash: cmt::CacheFlash,
+    /// The destage buffer's flushes in flight and the writes waiting for them
+    /// (`buffer.flush_backlog_pages`).
+    destage: destage::Destage,
 }
 
 impl<'w> Simulation<'w> {

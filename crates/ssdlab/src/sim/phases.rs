@@ -212,6 +212,9 @@ impl Simulation<'_> {
                     self.start_gc(self.geo.plane_of(old).0);
                 }
                 self.write_page_done(op.lpn, op.req)?;
+                if op.background {
+                    self.background_flush_done();
+                }
             }
             (OpKind::Read, Cause::Gc) => self.gc_read_done(op),
             (OpKind::Program, Cause::Gc) => {

@@ -73,6 +73,8 @@ proptest! {
         plane_choice in prop::sample::select(vec!["static", "most-free"]),
         gc_blocks in prop::sample::select(vec!["separate", "shared"]),
         mapping_cache in prop::sample::select(vec![0u32, 0, 1, 16]),
+        backlog in prop::sample::select(vec![0u32, 0, 1, 4]),
+        eager in any::<bool>(),
         gc_jobs in prop::sample::select(vec![1u32, 1, 3]),
         gc_mode in prop::sample::select(vec!["background", "urgent", "preemptive", "foreground"]),
         pre_process in any::<bool>(),
@@ -87,6 +89,8 @@ proptest! {
             .set(&format!("ftl.plane_choice={plane_choice}")).unwrap()
             .set(&format!("ftl.gc_blocks={gc_blocks}")).unwrap()
             .set(&format!("ftl.mapping_cache_entries={mapping_cache}")).unwrap()
+            .set(&format!("buffer.flush_backlog_pages={backlog}")).unwrap()
+            .set(&format!("buffer.eager_flush_period_ms={}", if eager && backlog > 0 { 0.5 } else { 0.0 })).unwrap()
             .set(&format!("ftl.gc_jobs_per_plane={gc_jobs}")).unwrap()
             .set(&format!("ftl.gc_mode={gc_mode}")).unwrap()
             .set(&format!("sched.policy={policy}")).unwrap()

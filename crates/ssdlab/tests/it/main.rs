@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod dedup;
+mod destage;
 mod determinism;
 mod figures;
 mod hire;
