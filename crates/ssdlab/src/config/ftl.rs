@@ -99,6 +99,12 @@ pub struct FtlConfig {
     /// size; set this or `mapping_cache_entries`. Left out of the serialized config at 0.
     #[serde(default, skip_serializing_if = "super::is_zero")]
     pub mapping_cache_bytes: u64,
+    /// Static wear levelling: when a plane's most and least erased blocks differ by this many
+    /// erases, its least erased block is collected so its cold data moves (MQSim's
+    /// `Static_Wearleveling_Threshold`); 0 (the default): off. Left out of the serialized config
+    /// at 0.
+    #[serde(default, skip_serializing_if = "super::is_zero_u32")]
+    pub static_wl_threshold: u32,
 }
 
 /// Where GC writes the pages it relocates (`ftl.gc_blocks`).

@@ -143,6 +143,12 @@ fn check_ftl(raw: &RawConfig, errs: &mut Vec<String>) {
             "ftl.mapping_cache_*: not modelled with dedup, a redundancy or staging scheme or a host buffer (their tables are per logical page and would need the translation pages too); leave the cache at 0".to_string(),
         );
     }
+    if t.static_wl_threshold > 0 && t.gc_mode == super::GcMode::Foreground {
+        errs.push(format!(
+            "ftl.static_wl_threshold = {}: not with ftl.gc_mode = \"foreground\" (it cleans only in front of a waiting request, one block at a time)",
+            t.static_wl_threshold
+        ));
+    }
     if !(1..=64).contains(&t.gc_jobs_per_plane) {
         errs.push(format!(
             "ftl.gc_jobs_per_plane = {}: must be in 1..=64",
@@ -240,7 +246,10 @@ fn check_staging(raw: &RawConfig, errs: &mut Vec<String>) {
             b.flush_backlog_pages
         ));
     }
-    if b.eager_flush_period_ms != 0.0 && (b.flush_backlog_pages == 0 || !(b.eager_flush_period_ms > 0.0 && b.eager_flush_period_ms.is_finite())) {
+    if b.eager_flush_period_ms != 0.0
+        && (b.flush_backlog_pages == 0
+            || !(b.eager_flush_period_ms > 0.0 && b.eager_flush_period_ms.is_finite()))
+    {
         errs.push(format!(
             "buffer.eager_flush_period_ms = {}: must be a positive number of ms, with buffer.flush_backlog_pages > 0",
             b.eager_flush_period_ms

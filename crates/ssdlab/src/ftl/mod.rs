@@ -556,14 +556,17 @@ impl Ftl {
     }
 
     /// Claims `block` as its plane's GC victim out of turn (a refresh); false unless it is a
-    /// full block and its plane has no GC job.
+    /// full block with valid data and its plane has no GC job.
     pub fn claim_block(&mut self, block: BlockId) -> bool {
+        self.blocks[block.0 as usize].valid > 0 && self.claim_full_block(block)
+    }
+
+    /// Claims `block` as its plane's GC victim out of turn (wear levelling); false unless it is
+    /// a full block and its plane has no GC job.
+    pub fn claim_full_block(&mut self, block: BlockId) -> bool {
         let plane = self.geo.plane_of_block(block);
         let b = block.0 as usize;
-        if self.blocks[b].state != BlockState::Full
-            || self.blocks[b].valid == 0
-            || self.planes[plane.0 as usize].gc_jobs > 0
-        {
+        if self.blocks[b].state != BlockState::Full || self.planes[plane.0 as usize].gc_jobs > 0 {
             return false;
         }
         self.blocks[b].state = BlockState::Victim;

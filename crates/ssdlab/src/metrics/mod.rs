@@ -263,6 +263,8 @@ pub struct Metrics {
     pub read_pages_after_write: u64,
     /// Block summary pages programmed (`ftl.summary_pages`).
     pub summary_programs: u64,
+    /// Static wear-levelling jobs started (`ftl.static_wl_threshold`).
+    pub static_wl_runs: u64,
     /// The mapping cache's flash work (`ftl.mapping_cache_*`).
     pub cache_flash: CacheFlashCounts,
     /// Exact sums of response times (all, read, write), ns: means are not histogram-rounded.
@@ -312,6 +314,7 @@ impl Default for Metrics {
             host_link_read_ns: 0,
             read_pages_after_write: 0,
             summary_programs: 0,
+            static_wl_runs: 0,
             cache_flash: CacheFlashCounts::default(),
             latency_sum_ns: [0; 3],
             requests: 0,

@@ -130,6 +130,10 @@ pub struct WearSummary {
     pub erase_mean: f64,
     /// Most-erased block.
     pub erase_max: u32,
+    /// Static wear-levelling jobs (`ftl.static_wl_threshold`; their moves and erases count
+    /// under `gc`; left out when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub static_wl_runs: u64,
 }
 
 /// Simulator performance (wall-clock: excluded from determinism comparisons).
@@ -900,12 +904,13 @@ pub fn summary_gc(m: &Metrics) -> GcSummary {
 }
 
 /// Wear part of the summary from per-block erase counts.
-pub fn summary_wear(erases: &[u32]) -> WearSummary {
+pub fn summary_wear(erases: &[u32], static_wl_runs: u64) -> WearSummary {
     let n = erases.len().max(1) as f64;
     WearSummary {
         erase_min: erases.iter().copied().min().unwrap_or(0),
         erase_mean: round6(erases.iter().map(|&e| f64::from(e)).sum::<f64>() / n),
         erase_max: erases.iter().copied().max().unwrap_or(0),
+        static_wl_runs,
     }
 }
 

@@ -32,12 +32,49 @@ impl Simulation<'_> {
                 v
             }
         };
+        self.start_job(plane, victim, refresh.is_some());
+    }
+
+    /// Static wear levelling (`ftl.static_wl_threshold`, MQSim's
+    /// `GC_and_WL_Unit_Base::run_static_wearleveling`), checked when a block of `plane` is
+    /// erased: once the plane's most erased block and its least erased full block (the first of
+    /// them) differ by the threshold, that block is collected like a GC victim, so its cold
+    /// data moves and it rejoins the pool; not while GC runs on the plane.
+    /// MQSim compares against the least erased block of any state and skips the run when it
+    /// cannot collect that one (an open block, say), which can stop levelling for good; free
+    /// and open blocks are left out here instead.
+    fn static_wear_levelling(&mut self, plane: u32) {
+        let threshold = self.cfg.ftl.static_wl_threshold;
+        if threshold == 0 {
+            return;
+        }
+        let first = self.geo.first_block(PlaneId(plane)).0 as usize;
+        let blocks = &self.ftl.blocks[first..first + self.geo.blocks_per_plane as usize];
+        let (mut coldest, mut min, mut max) = (None, u32::MAX, 0);
+        for (i, b) in blocks.iter().enumerate() {
+            max = max.max(b.erase_count);
+            if b.state == crate::ftl::blocks::BlockState::Full && b.erase_count < min {
+                (coldest, min) = (Some(i), b.erase_count);
+            }
+        }
+        let Some(coldest) = coldest.filter(|_| max - min >= threshold) else {
+            return;
+        };
+        if !self.ftl.claim_full_block(BlockId((first + coldest) as u32)) {
+            return;
+        }
+        self.metrics.static_wl_runs += 1;
+        self.start_job(plane, BlockId((first + coldest) as u32), false);
+    }
+
+    /// Starts a job collecting `victim` on `plane` (`refresh`: a scheme's refresh, not GC).
+    fn start_job(&mut self, plane: u32, victim: BlockId, refresh: bool) {
         let state = GcJob {
             plane,
             block: victim.0,
             pending_moves: 0,
             started: self.now,
-            refresh: refresh.is_some(),
+            refresh,
         };
         let running = self.ftl.planes[plane as usize].gc_jobs;
         self.metrics.gc_max_concurrent = self.metrics.gc_max_concurrent.max(running);
@@ -62,7 +99,7 @@ impl Simulation<'_> {
             let Relocation {
                 from_buffer,
                 dedicated,
-            } = self.relocation(lpn, refresh.is_some());
+            } = self.relocation(lpn, refresh);
             let kind = if from_buffer {
                 OpKind::Program
             } else {
@@ -172,6 +209,7 @@ impl Simulation<'_> {
         if !job.refresh {
             self.metrics.gc_time_ns += self.now.since(job.started);
         }
+        self.static_wear_levelling(plane);
         self.start_gc(plane);
         Ok(())
     }

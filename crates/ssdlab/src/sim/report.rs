@@ -88,7 +88,7 @@ impl Simulation<'_> {
             write_amplification: (wa * 1e6).round() / 1e6,
             flash,
             gc: crate::metrics::summary_gc(m),
-            wear: crate::metrics::summary_wear(&erases),
+            wear: crate::metrics::summary_wear(&erases, m.static_wl_runs),
             host_stalls: m.host_stalls,
             window_waits: m.window_waits,
             wrapped_requests: m.wrapped_requests,

@@ -76,7 +76,11 @@ fn eager_flushes_write_a_page_back_the_first_time_it_is_written_in_a_period() {
     ];
     // Page 1 at 0, 10 and 2000 us: flushed at 0 (first in the period), not at 10, flushed at
     // 2000 (a new period); it stays cached clean, so nothing is flushed at the end of the run.
-    let reqs = vec![(0, 1, IoOp::Write), (10, 1, IoOp::Write), (2000, 1, IoOp::Write)];
+    let reqs = vec![
+        (0, 1, IoOp::Write),
+        (10, 1, IoOp::Write),
+        (2000, 1, IoOp::Write),
+    ];
     let (s, _) = run(&sets, reqs);
     assert_eq!(s.buffer.eager_flushes, 2);
     assert_eq!(s.flash.programs, 2);

@@ -75,6 +75,7 @@ proptest! {
         mapping_cache in prop::sample::select(vec![0u32, 0, 1, 16]),
         backlog in prop::sample::select(vec![0u32, 0, 1, 4]),
         eager in any::<bool>(),
+        static_wl in prop::sample::select(vec![0u32, 0, 2]),
         gc_jobs in prop::sample::select(vec![1u32, 1, 3]),
         gc_mode in prop::sample::select(vec!["background", "urgent", "preemptive", "foreground"]),
         pre_process in any::<bool>(),
@@ -90,6 +91,7 @@ proptest! {
             .set(&format!("ftl.gc_blocks={gc_blocks}")).unwrap()
             .set(&format!("ftl.mapping_cache_entries={mapping_cache}")).unwrap()
             .set(&format!("buffer.flush_backlog_pages={backlog}")).unwrap()
+            .set(&format!("ftl.static_wl_threshold={static_wl}")).unwrap()
             .set(&format!("buffer.eager_flush_period_ms={}", if eager && backlog > 0 { 0.5 } else { 0.0 })).unwrap()
             .set(&format!("ftl.gc_jobs_per_plane={gc_jobs}")).unwrap()
             .set(&format!("ftl.gc_mode={gc_mode}")).unwrap()

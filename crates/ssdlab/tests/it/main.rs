@@ -18,6 +18,7 @@ mod shadow;
 mod suspension;
 mod timing;
 mod traces;
+mod wear;
 mod workloads;
 
 use ssdlab::config::{Config, ConfigBuilder};
