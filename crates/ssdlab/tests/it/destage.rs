@@ -2,36 +2,8 @@
 //! the one-die `tiny` drive: writes complete from DRAM while the flushes in flight stay below
 //! the bound, then wait for one to end.
 
-use crate::{config, page_request};
-use ssdlab::metrics::Summary;
-use ssdlab::sim::{RunOptions, Simulation};
+use crate::{config, run_tiny_pages as run};
 use ssdlab::workload::IoOp;
-
-fn run(sets: &[&str], reqs: Vec<(u64, u64, IoOp)>) -> (Summary, Vec<f64>) {
-    let cfg = config("tiny", sets);
-    let mut it = reqs
-        .into_iter()
-        .map(|(t_us, page, op)| page_request(t_us, page, op, None));
-    let mut sim = Simulation::new(
-        &cfg,
-        RunOptions {
-            seed: 1,
-            verify: true,
-            ..Default::default()
-        },
-        &mut it,
-    )
-    .unwrap();
-    let responses = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-    let sink = responses.clone();
-    sim.on_request(Box::new(move |r| {
-        sink.borrow_mut().push(r.response_us);
-        Ok(())
-    }));
-    let s = sim.run().unwrap();
-    let r = responses.borrow().clone();
-    (s, r)
-}
 
 #[test]
 fn writes_complete_from_dram_until_the_flushes_reach_the_bound() {
@@ -52,7 +24,7 @@ fn writes_complete_from_dram_until_the_flushes_reach_the_bound() {
         (1, 2, IoOp::Write),
         (2, 3, IoOp::Write),
     ];
-    let (s, r) = run(&sets, reqs.clone());
+    let (s, r) = run(&sets, &reqs);
     assert!((r[0] - dram).abs() < 1e-6, "{}", r[0]);
     assert!((r[1] - dram).abs() < 1e-6, "{}", r[1]);
     // Waited from t = 2 us for the flush queued at t = 1 us, then DRAM.
@@ -61,7 +33,7 @@ fn writes_complete_from_dram_until_the_flushes_reach_the_bound() {
     assert_eq!(s.buffer.background_flushes, 2);
     assert_eq!(s.buffer.back_pressure_waits, 1);
     // In line (the default), the write that evicts waits for its flush instead.
-    let (inline, r) = run(&sets[..3], reqs);
+    let (inline, r) = run(&sets[..3], &reqs);
     assert!((r[1] - program).abs() < 1e-6, "{}", r[1]);
     assert_eq!(inline.buffer.background_flushes, 0);
 }
@@ -81,7 +53,7 @@ fn eager_flushes_write_a_page_back_the_first_time_it_is_written_in_a_period() {
         (10, 1, IoOp::Write),
         (2000, 1, IoOp::Write),
     ];
-    let (s, _) = run(&sets, reqs);
+    let (s, _) = run(&sets, &reqs);
     assert_eq!(s.buffer.eager_flushes, 2);
     assert_eq!(s.flash.programs, 2);
     assert_eq!(s.buffer.write_hits, 2);

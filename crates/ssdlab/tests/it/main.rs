@@ -29,6 +29,38 @@ use ssdlab::workload::trace::{TraceError, TraceOptions, TraceReader};
 use ssdlab::workload::{IoOp, Request};
 use std::path::PathBuf;
 
+/// Runs `cfg` on `reqs` with verification and returns the summary and every request's response
+/// time, µs, in completion order.
+pub fn run_recorded(cfg: &Config, reqs: Vec<Result<Request, TraceError>>) -> (Summary, Vec<f64>) {
+    let mut it = reqs.into_iter();
+    let mut responses = Vec::new();
+    let mut sim = Simulation::new(
+        cfg,
+        RunOptions {
+            seed: 1,
+            verify: true,
+            ..Default::default()
+        },
+        &mut it,
+    )
+    .unwrap();
+    sim.on_request(Box::new(|r| {
+        responses.push(r.response_us);
+        Ok(())
+    }));
+    let s = sim.run().unwrap();
+    (s, responses)
+}
+
+/// [`run_recorded`] on the `tiny` drive with `sets`, for one-page requests (µs, page, op).
+pub fn run_tiny_pages(sets: &[&str], reqs: &[(u64, u64, IoOp)]) -> (Summary, Vec<f64>) {
+    let reqs = reqs
+        .iter()
+        .map(|&(t_us, page, op)| page_request(t_us, page, op, None))
+        .collect();
+    run_recorded(&config("tiny", sets), reqs)
+}
+
 /// Path of a bundled trace.
 pub fn trace_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

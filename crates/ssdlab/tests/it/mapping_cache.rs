@@ -2,39 +2,17 @@
 //! drive (every translation page is in flash from the start): 4 KiB pages, 3-byte entries,
 //! 1365 entries per translation page.
 
-use crate::{config, page_request};
+use crate::{config, run_tiny_pages};
 use ssdlab::metrics::Summary;
-use ssdlab::sim::{RunOptions, Simulation};
 use ssdlab::workload::IoOp;
 
 const PER_PAGE: u64 = 1365;
 
-fn run(sets: &[&str], reqs: Vec<(u64, u64, IoOp)>) -> (Summary, Vec<f64>) {
+/// Runs `reqs` on the `tiny` drive, filled, with `sets`.
+fn run(sets: &[&str], reqs: &[(u64, u64, IoOp)]) -> (Summary, Vec<f64>) {
     let mut all = vec!["precondition.fill=1.0"];
     all.extend_from_slice(sets);
-    let cfg = config("tiny", &all);
-    let mut it = reqs
-        .into_iter()
-        .map(|(t_us, page, op)| page_request(t_us, page, op, None));
-    let mut sim = Simulation::new(
-        &cfg,
-        RunOptions {
-            seed: 1,
-            verify: true,
-            ..Default::default()
-        },
-        &mut it,
-    )
-    .unwrap();
-    let responses = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-    let sink = responses.clone();
-    sim.on_request(Box::new(move |r| {
-        sink.borrow_mut().push(r.response_us);
-        Ok(())
-    }));
-    let s = sim.run().unwrap();
-    let r = responses.borrow().clone();
-    (s, r)
+    run_tiny_pages(&all, reqs)
 }
 
 #[test]
@@ -48,8 +26,8 @@ fn a_miss_costs_one_translation_read_before_the_data_read_and_a_hit_none() {
         (2_000_000, 2 * PER_PAGE, IoOp::Read),
         (3_000_000, 0, IoOp::Read),
     ];
-    let (without, plain) = run(&[], reqs.clone());
-    let (with, cached) = run(&["ftl.mapping_cache_entries=4"], reqs);
+    let (without, plain) = run(&[], &reqs);
+    let (with, cached) = run(&["ftl.mapping_cache_entries=4"], &reqs);
     for r in &plain {
         assert!((r - one_read).abs() < 1e-6, "{r} vs {one_read}");
     }
@@ -73,8 +51,8 @@ fn a_dirty_eviction_writes_its_translation_page_back_by_one_read_and_one_program
     // A write of page 0 (its entry turns dirty), then a read in another translation page that
     // evicts it from a one-entry cache.
     let reqs = vec![(0, 0, IoOp::Write), (1_000_000, PER_PAGE, IoOp::Read)];
-    let (_, plain) = run(&[], reqs.clone());
-    let (with, cached) = run(&["ftl.mapping_cache_entries=1"], reqs);
+    let (_, plain) = run(&[], &reqs);
+    let (with, cached) = run(&["ftl.mapping_cache_entries=1"], &reqs);
     // The write waited for its entry: one translation read more.
     assert!((cached[0] - plain[0] - one_read).abs() < 1e-6);
     let c = with.mapping_cache.as_ref().unwrap();

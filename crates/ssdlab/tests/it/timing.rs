@@ -1,10 +1,9 @@
 //! Closed-form timing of the die/bus model: single reads, cache read pipelining, multi-plane
 //! gangs, bus sharing between dies on one channel.
 
-use crate::config;
+use crate::{config, run_recorded};
 use ssdlab::config::Config;
 use ssdlab::metrics::Summary;
-use ssdlab::sim::{RunOptions, Simulation};
 use ssdlab::workload::trace::TraceError;
 use ssdlab::workload::{IoOp, Request};
 
@@ -306,28 +305,6 @@ fn a_read_of_data_in_flight_is_served_by_the_controller_or_waits_for_flash() {
     assert_eq!(flash.host_pages["read_after_write"], 1);
     assert_eq!(flash.host_pages["read_from_write_buffer"], 0);
     assert!(!controller.host_pages.contains_key("read_after_write"));
-}
-
-/// Runs `cfg` on `reqs` and returns the summary and every request's response time, µs.
-fn run_recorded(cfg: &Config, reqs: Vec<Result<Request, TraceError>>) -> (Summary, Vec<f64>) {
-    let mut it = reqs.into_iter();
-    let mut responses = Vec::new();
-    let mut sim = Simulation::new(
-        cfg,
-        RunOptions {
-            seed: 1,
-            verify: true,
-            ..Default::default()
-        },
-        &mut it,
-    )
-    .unwrap();
-    sim.on_request(Box::new(|r| {
-        responses.push(r.response_us);
-        Ok(())
-    }));
-    let s = sim.run().unwrap();
-    (s, responses)
 }
 
 #[test]
