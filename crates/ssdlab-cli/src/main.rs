@@ -370,6 +370,7 @@ impl Total {
 }
 
 fn synth(a: SynthArgs) -> Result<()> {
+    output::check_distinct(&[], &[("--out", &a.out)])?;
     let spec = a.spec().map_err(anyhow::Error::msg)?;
     let gen = spec.generate().map_err(anyhow::Error::msg)?;
     let mut out = std::io::BufWriter::new(output::create(&a.out)?);

@@ -363,7 +363,7 @@ fn a_dash_as_an_output_is_refused_not_written_as_a_file_named_dash() {
             .code(2)
             .stderr(contains(format!("{option} -: outputs go to files")));
     }
-    // The same check serves `trace fit --out`.
+    // The same check serves `trace fit --out` and `synth --out`.
     Command::cargo_bin("ssdlab")
         .unwrap()
         .args(["trace", "fit", "--out", "-"])
@@ -371,4 +371,14 @@ fn a_dash_as_an_output_is_refused_not_written_as_a_file_named_dash() {
         .assert()
         .code(2)
         .stderr(contains("--out -: outputs go to files"));
+    let dir = tmp("synth-dash");
+    std::fs::create_dir_all(&dir).unwrap();
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .current_dir(&dir)
+        .args(["synth", "--requests", "10", "--out", "-"])
+        .assert()
+        .code(2)
+        .stderr(contains("--out -: outputs go to files"));
+    assert!(!dir.join("-").exists());
 }
