@@ -27,18 +27,6 @@ pub fn cached_entry_bytes(physical_pages: u64, page_size: u32) -> u32 {
     (bits / 8.0).ceil() as u32
 }
 
-/// What a lookup found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lookup {
-    /// The entry is cached.
-    Hit,
-    /// Not cached; it was inserted without a flash read (its translation page was never
-    /// written, or the controller still holds it for a program in flight).
-    Filled,
-    /// Not cached: its translation page must be read from flash first.
-    Miss,
-}
-
 /// Counters of the cache (the summary's `mapping_cache`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CacheCounts {
@@ -110,6 +98,12 @@ impl MappingCache {
     #[inline]
     pub fn lpn_of_page(&self, t: u32) -> u32 {
         self.host + t
+    }
+
+    /// The translation page stored as logical page `tlpn`.
+    #[inline]
+    pub fn page_stored_as(&self, tlpn: u32) -> u32 {
+        tlpn - self.host
     }
 
     /// Whether `lpn` is a translation page's logical page.
@@ -247,11 +241,6 @@ impl MappingCache {
     /// Whether a write-back is due.
     pub fn has_due(&self) -> bool {
         !self.due.is_empty()
-    }
-
-    /// Entries cached now.
-    pub fn len(&self) -> usize {
-        self.lru.len()
     }
 
     /// Whether nothing is cached.

@@ -192,7 +192,7 @@ pub struct CacheFlashCounts {
     pub merge_reads: u64,
     /// Translation programs (write-backs).
     pub programs: u64,
-    /// Misses served without a flash read (page never written, or held for its program).
+    /// Misses served without a flash read (page held by the controller for its program).
     pub filled: u64,
 }
 

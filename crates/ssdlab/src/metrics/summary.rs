@@ -581,7 +581,7 @@ pub struct MappingCacheSummary {
     pub write_hits: u64,
     /// …
     pub write_misses: u64,
-    /// Misses served without a flash read (translation page never written, or held by the
+    /// Misses served without a flash read (translation page held by the
     /// controller for its program in flight).
     pub filled_without_read: u64,
     /// Translation reads loading entries (one serves every miss waiting on the page).

@@ -5,9 +5,9 @@
 use super::{Event, SimError, Simulation};
 use crate::buffer::{Evicted, Hotness};
 use crate::config::RewriteWhen;
-use crate::flash::{Level, PlaneId, Ppn};
+use crate::flash::{Level, Ppn};
 use crate::ftl::mapping::NONE;
-use crate::sched::{Cause, OpKind, QueueKind};
+use crate::sched::{Cause, QueueKind};
 
 impl Simulation<'_> {
     /// The level a page is programmed with, given its hotness class when it left the buffer.
@@ -118,26 +118,17 @@ impl Simulation<'_> {
             return None;
         }
         // The data is in DRAM: a program only, at the high level; it moves the page like GC does.
-        let late = self.place.at_start();
-        let plane = if late {
-            self.ftl.home_plane(e.lpn).0
-        } else {
-            self.place_now(e.lpn).0
-        };
+        // Placed like a host write (counted as placed, or a burst of rewrites overshoots a
+        // plane's share).
+        let mut op = self.placed_write(e.lpn, Cause::Migration);
         let idle = self.cfg.voltage.rewrite_when == RewriteWhen::Idle;
-        let die = self.geo.die_of_plane(PlaneId(plane)).0 as usize;
+        let die = op.die as usize;
         if idle && self.idle_work[die].len() >= self.cfg.voltage.rewrite_backlog_pages as usize {
+            if op.placed != NONE {
+                self.placed[op.placed as usize] -= 1;
+            }
             self.metrics.buffer.rewrites_skipped += 1;
             return None;
-        }
-        let mut op = self.blank_op(OpKind::Program, Cause::Migration, plane);
-        if late {
-            op.pick_at_start = true;
-        } else {
-            // Counted as placed like a host write, or a burst of rewrites overshoots a plane's
-            // share.
-            self.placed[plane as usize] += 1;
-            op.placed = plane;
         }
         op.lpn = e.lpn;
         op.src = ppn;

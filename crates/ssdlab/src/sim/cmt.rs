@@ -2,11 +2,12 @@
 //! is not cached waits for a read of its translation page (one read serves every page waiting
 //! on it); a dirty eviction writes its translation page back by a read of the page (to merge
 //! the entries not cached) and a program of the new version. The bookkeeping is
-//! `ftl::cmt::MappingCache`.
+//! `ftl::cmt::MappingCache`. Every translation page is mapped from the start of the run
+//! (`Ftl::start_mapping_cache`) and stays mapped (GC moves it, nothing trims it), so there is
+//! always a page to read.
 
 use super::{Op, SimError, Simulation};
 use crate::flash::Ppn;
-use crate::ftl::cmt::Lookup;
 use crate::ftl::mapping::NONE;
 use crate::sched::{Cause, OpClass, OpKind, QueueKind};
 use crate::time::SimTime;
@@ -47,18 +48,9 @@ impl Simulation<'_> {
         }
         let t = c.page_of(lpn);
         let tlpn = c.lpn_of_page(t);
-        let found = if self.cache_flash.loading.contains_key(&t) {
-            Lookup::Miss
-        } else if self.ftl.map.ppn(tlpn) == NONE || self.cache_flash.writing.contains_key(&t) {
-            Lookup::Filled
-        } else {
-            Lookup::Miss
-        };
-        if found == Lookup::Filled {
-            let map = &self.ftl.map;
-            if let Some(c) = self.ftl.cmt.as_mut() {
-                c.insert_clean(lpn, |l| map.ppn(l));
-            }
+        // The controller holds a page being written back: no read (none is loading it then).
+        if !self.cache_flash.loading.contains_key(&t) && self.cache_flash.writing.contains_key(&t) {
+            self.cache_entry_arrived(lpn);
             self.metrics.cache_flash.filled += 1;
             return true;
         }
@@ -116,12 +108,8 @@ impl Simulation<'_> {
             c.write_back(t, |l| map.ppn(l));
             let tlpn = c.lpn_of_page(t);
             *self.cache_flash.writing.entry(t).or_insert(0) += 1;
-            if self.ftl.map.ppn(tlpn) == NONE {
-                self.queue_translation_program(tlpn);
-            } else {
-                self.metrics.cache_flash.merge_reads += 1;
-                self.queue_translation_read(tlpn, MERGE);
-            }
+            self.metrics.cache_flash.merge_reads += 1;
+            self.queue_translation_read(tlpn, MERGE);
         }
     }
 
@@ -132,10 +120,9 @@ impl Simulation<'_> {
             self.queue_translation_program(op.lpn);
             return Ok(());
         }
-        let Some(c) = self.ftl.cmt.as_ref() else {
+        let Some(t) = self.ftl.cmt.as_ref().map(|c| c.page_stored_as(op.lpn)) else {
             return Ok(());
         };
-        let t = op.lpn - c.lpn_of_page(0);
         for w in self.cache_flash.loading.remove(&t).unwrap_or_default() {
             match w {
                 Waiter::Read(req, lpn, host, since) => {
@@ -175,8 +162,7 @@ impl Simulation<'_> {
         if let Some(old) = old {
             self.start_gc(self.geo.plane_of(old).0);
         }
-        if let Some(c) = self.ftl.cmt.as_ref() {
-            let t = op.lpn - c.lpn_of_page(0);
+        if let Some(t) = self.ftl.cmt.as_ref().map(|c| c.page_stored_as(op.lpn)) {
             if let Some(n) = self.cache_flash.writing.get_mut(&t) {
                 *n -= 1;
                 if *n == 0 {
