@@ -146,6 +146,11 @@ impl Geometry {
     pub fn die_plane(&self, die: DieId) -> PlaneId {
         PlaneId(die.0 * self.planes_per_die)
     }
+    /// The planes of a die, as global plane numbers.
+    pub fn planes_of_die(&self, die: DieId) -> std::ops::Range<u32> {
+        let first = self.die_plane(die).0;
+        first..first + self.planes_per_die
+    }
     /// Plane from its (channel, chip, die, plane) coordinates.
     pub fn plane_at(&self, channel: u32, chip: u32, die: u32, plane: u32) -> PlaneId {
         let die_global = (channel * self.chips_per_channel + chip) * self.dies_per_chip + die;

@@ -3,7 +3,7 @@
 
 use super::{ForegroundDie, Op, Simulation};
 use crate::config::{Allocation, MultiPlaneRule};
-use crate::flash::{PlaneId, Ppn};
+use crate::flash::{DieId, PlaneId, Ppn};
 use crate::ftl::blocks::Stream;
 use crate::ftl::mapping::NONE;
 use crate::sched::DieState;
@@ -62,7 +62,10 @@ impl Simulation<'_> {
         }
         let ppd = self.geo.planes_per_die;
         let usable = |p: u32| self.ftl.can_alloc(PlaneId(p), stream);
-        let same_die = (die as u32 * ppd..(die as u32 + 1) * ppd).find(|&p| usable(p));
+        let same_die = self
+            .geo
+            .planes_of_die(DieId(die as u32))
+            .find(|&p| usable(p));
         let target = same_die.or_else(|| {
             (0..self.geo.data_planes())
                 .filter(|&p| usable(p))
@@ -90,7 +93,7 @@ impl Simulation<'_> {
         self.dies[die].cache_op == NONE
             && (op.ppn != NONE
                 || ready(op.plane)
-                || (op.pick_at_start && self.die_plane_range(die).any(ready)))
+                || (op.pick_at_start && self.geo.planes_of_die(DieId(die as u32)).any(ready)))
     }
 
     /// The summary pages of a block whose last data page was just allocated are queued as
@@ -128,17 +131,13 @@ impl Simulation<'_> {
             Some(pick)
         } else {
             // Dispatch found a plane of the die with a page: the first.
-            self.die_plane_range(die).find(|&p| ready(p))
+            self.geo
+                .planes_of_die(DieId(die as u32))
+                .find(|&p| ready(p))
         };
         if let Some(p) = plane {
             self.ops[id as usize].plane = p;
         }
-    }
-
-    /// The planes of `die`.
-    fn die_plane_range(&self, die: usize) -> std::ops::Range<u32> {
-        let ppd = self.geo.planes_per_die;
-        die as u32 * ppd..(die as u32 + 1) * ppd
     }
 
     /// Program `id` no longer counts as placed on its plane (it took its page, or was dropped).
@@ -507,6 +506,6 @@ fn die_planes<'a>(
     geo: &crate::flash::Geometry,
     die: usize,
 ) -> &'a [crate::ftl::blocks::PlaneInfo] {
-    let ppd = geo.planes_per_die as usize;
-    &ftl.planes[die * ppd..(die + 1) * ppd]
+    let planes = geo.planes_of_die(DieId(die as u32));
+    &ftl.planes[planes.start as usize..planes.end as usize]
 }
