@@ -15,6 +15,19 @@ pub enum GcVictim {
     Random,
 }
 
+impl GcVictim {
+    /// The `d` of the d-choices rule whose mean-field steady state stands for this policy
+    /// (`ftl::steady`): random selection is `d = 1`, greedy `d = 30` (MQSim's preconditioning,
+    /// after Van Houdt 2013); cost-benefit has no such model.
+    pub fn mean_field_d(self) -> Option<i32> {
+        match self {
+            GcVictim::Greedy => Some(30),
+            GcVictim::Random => Some(1),
+            GcVictim::CostBenefit => None,
+        }
+    }
+}
+
 /// Where writes of a logical page go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -13,6 +13,11 @@ pub enum FillPattern {
     /// Logical pages in order, then the first `overwrite` × filled pages again in order: the
     /// old copies leave whole blocks invalid (SNIA PTS's sequential 2× fill at `overwrite` 1).
     SequentialRewrite,
+    /// A random subset placed straight into the steady state of uniform random writes: full
+    /// blocks whose valid counts follow the mean-field law of the GC victim rule (Van Houdt,
+    /// SIGMETRICS 2013; MQSim's preconditioning), the free pool one block above the GC
+    /// threshold. `overwrite` does not apply; built at block level (`method = "direct"`).
+    SteadyState,
 }
 
 /// Preconditioning before measurement (instantaneous, not timed).

@@ -357,6 +357,14 @@ fn check_rest(raw: &RawConfig, errs: &mut Vec<String>) {
             p.overwrite
         ));
     }
+    if p.pattern == super::FillPattern::SteadyState {
+        if p.method != super::FillMethod::Direct {
+            errs.push("precondition.pattern = \"steady-state\": needs precondition.method = \"direct\" (the state is built at block level, not written page by page)".into());
+        }
+        if raw.ftl.gc_victim.mean_field_d().is_none() {
+            errs.push("precondition.pattern = \"steady-state\": no steady-state model for ftl.gc_victim = \"cost-benefit\" (the mean-field model covers greedy and random)".into());
+        }
+    }
     if p.pre_process && raw.dedup.enabled {
         errs.push("precondition.pre_process = true: not with dedup.enabled = true (the dedup layer maps host pages to contents the trace gives only at its writes)".into());
     }
@@ -455,6 +463,25 @@ mod tests {
             e.contains("geometry.pages_per_block = 0") && e.contains("geometry.channels = 0"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn steady_state_fill_needs_direct_method_and_a_mean_field_victim_rule() {
+        let e = violations(&[
+            "precondition.pattern=\"steady-state\"",
+            "precondition.method=\"simulated\"",
+            "ftl.gc_victim=\"cost-benefit\"",
+        ]);
+        assert!(
+            e.contains("precondition.method = \"direct\"") && e.contains("cost-benefit"),
+            "{e}"
+        );
+        let ok = ConfigBuilder::preset("tiny").unwrap();
+        assert!(ok
+            .set("precondition.pattern=\"steady-state\"")
+            .unwrap()
+            .build()
+            .is_ok());
     }
 
     #[test]

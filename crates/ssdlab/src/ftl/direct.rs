@@ -21,6 +21,7 @@ use super::fenwick::Fenwick;
 use super::fill::{FillProgress, PreconditionError, PROGRESS_PAGES};
 use super::gc::VictimPolicy;
 use super::mapping::NONE;
+use super::steady::{quantiles, valid_distribution};
 use super::Ftl;
 use crate::flash::Level;
 use crate::time::SimTime;
@@ -92,12 +93,21 @@ fn inverse_mod(a: u64, m: u64) -> u64 {
     old_s.rem_euclid(i128::from(m.max(1))) as u64
 }
 
+/// What state the filled pages are given.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum BlockLaw {
+    /// Written, then this many uniform overwrites of the filled set, with GC.
+    Overwrites(u64),
+    /// Placed in the mean-field steady state of uniform random writes ([`super::steady`]).
+    SteadyState,
+}
+
 impl Ftl {
-    /// Builds the state of `set` written, then `extra` uniform overwrites (see the module doc).
+    /// Builds the state of `set` written under `law` (see the module doc).
     pub(super) fn fill_direct(
         &mut self,
         set: FillSet,
-        extra: u64,
+        law: BlockLaw,
         rng: &mut ChaCha8Rng,
         level: Level,
         progress: FillProgress,
@@ -119,7 +129,31 @@ impl Ftl {
             .into_par_iter()
             .map(|plane| lpns(plane).count() as u64)
             .collect();
+        let extra = match law {
+            BlockLaw::Overwrites(extra) => extra,
+            BlockLaw::SteadyState => 0,
+        };
         let overwrites = multinomial(extra, &homed, rng);
+        // The steady state's law of valid pages per full block, for the mean valid fraction
+        // that puts the filled pages into every block but the GC threshold's and one more.
+        let full_blocks =
+            (self.geo.blocks_per_plane as usize).saturating_sub(self.gc_threshold as usize + 1);
+        let steady = match law {
+            BlockLaw::Overwrites(_) => None,
+            BlockLaw::SteadyState => {
+                let planes = homed.iter().filter(|&&h| h > 0).count();
+                let room = (planes * full_blocks) as f64 * f64::from(self.data_ppb);
+                let rho = set.n as f64 / room;
+                if rho >= 1.0 {
+                    return Err(PreconditionError { plane: 0 });
+                }
+                let d = self
+                    .victim_kind
+                    .mean_field_d()
+                    .expect("validated: steady-state needs a victim rule with a mean-field model");
+                Some(valid_distribution(self.data_ppb, rho, d))
+            }
+        };
         let seeds: Vec<u64> = homed.iter().map(|_| rng.random()).collect();
         let ppb = self.geo.pages_per_block;
         let bpp = self.geo.blocks_per_plane as usize;
@@ -163,7 +197,11 @@ impl Ftl {
                     keys,
                     info,
                 };
-                f.host(homed[plane] as u32)?;
+                if let Some(law) = &steady {
+                    f.steady(homed[plane] as u32, law, full_blocks, &mut rng)?;
+                } else {
+                    f.host(homed[plane] as u32)?;
+                }
                 let mut unreported = homed[plane];
                 for _ in 0..overwrites[plane] {
                     f.overwrite(&mut rng)?;
@@ -313,6 +351,46 @@ impl PlaneFill<'_> {
             self.program(self.rules.user, i, m);
             n -= m;
             self.clean()?;
+        }
+        Ok(())
+    }
+
+    /// `n` valid pages in `count` full blocks whose valid counts follow `law` (quantiles, so
+    /// without sampling noise; then one page more or less per block, in turn, until they hold
+    /// exactly `n`), in shuffled order over the plane's blocks. Every page not valid is
+    /// written and invalid; erase counts stay 0 (the history is not modelled).
+    fn steady(
+        &mut self,
+        n: u32,
+        law: &[f64],
+        count: usize,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<(), PreconditionError> {
+        let ppb = self.rules.data_ppb;
+        if count == 0 || u64::from(n) > count as u64 * u64::from(ppb) {
+            return Err(self.fail());
+        }
+        let mut valid = quantiles(law, count);
+        let mut held: u64 = valid.iter().map(|&v| u64::from(v)).sum();
+        let mut k = 0;
+        while held != u64::from(n) {
+            let v = &mut valid[k % count];
+            if held < u64::from(n) && *v < ppb {
+                *v += 1;
+                held += 1;
+            } else if held > u64::from(n) && *v > 0 {
+                *v -= 1;
+                held -= 1;
+            }
+            k += 1;
+        }
+        valid.shuffle(rng);
+        for v in valid {
+            let (i, _) = self.room(self.rules.user)?;
+            self.program(self.rules.user, i, ppb);
+            self.blocks[i].valid = v;
+            self.tree.add(i, v as i32 - ppb as i32);
+            self.rekey(i);
         }
         Ok(())
     }

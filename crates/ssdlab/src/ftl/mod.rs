@@ -17,6 +17,7 @@ mod fill;
 pub mod gc;
 pub mod mapping;
 pub mod precondition;
+mod steady;
 
 use crate::config::{gc_threshold_blocks, Config};
 use crate::flash::{BlockId, Geometry, Level, PlaneId, Ppn};
