@@ -73,12 +73,31 @@ impl FillSet {
     pub(super) fn nth(&self, i: u64) -> u32 {
         ((self.a * i % self.l + self.b) % self.l) as u32
     }
-    fn contains(&self, lpn: u32) -> bool {
-        if !self.random || self.n == self.l {
-            return u64::from(lpn) < self.n;
-        }
-        let shifted = (u64::from(lpn) + self.l - self.b) % self.l;
-        self.a_inv * shifted % self.l < self.n
+    /// Index `i` with `nth(i) = lpn` (`lpn < l`), for a random set.
+    fn index(&self, lpn: u64) -> u64 {
+        self.a_inv * ((lpn + self.l - self.b) % self.l) % self.l
+    }
+    /// The members among `start, start + stride, start + 2·stride, …` (below `l`), in order.
+    /// A random set's index advances by the same `a⁻¹·stride mod l` at each step, so
+    /// membership costs an addition, not a division.
+    fn members(&self, start: u64, stride: u64) -> impl Iterator<Item = u32> + '_ {
+        let every = !self.random || self.n == self.l;
+        let step = self.a_inv * (stride % self.l) % self.l;
+        let mut idx = if every || start >= self.l {
+            0
+        } else {
+            self.index(start)
+        };
+        (start..self.l)
+            .step_by(stride as usize)
+            .filter_map(move |lpn| {
+                let member = if every { lpn < self.n } else { idx < self.n };
+                idx += step;
+                if idx >= self.l {
+                    idx -= self.l;
+                }
+                member.then_some(lpn as u32)
+            })
     }
 }
 
@@ -120,10 +139,7 @@ impl Ftl {
         let lpns = |plane: usize| {
             let r = residue[plane];
             // A plane outside the striping (staging) has no residue: an empty range.
-            (u64::from(r)..set.l)
-                .step_by(stride as usize)
-                .map(|x| x as u32)
-                .filter(move |&x| set.contains(x))
+            set.members(u64::from(r), u64::from(stride))
         };
         let homed: Vec<u64> = (0..residue.len())
             .into_par_iter()
@@ -456,12 +472,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fill_set_membership_inverts_the_permutation() {
+    fn fill_set_members_invert_the_permutation() {
         let set = FillSet::random(97, 40, 35, 11);
         let filled: std::collections::BTreeSet<u32> = (0..40).map(|i| set.nth(i)).collect();
-        for lpn in 0..97 {
-            assert_eq!(set.contains(lpn), filled.contains(&lpn), "lpn {lpn}");
+        for (start, stride) in [(0, 1), (3, 8), (96, 5), (97, 4)] {
+            let want: Vec<u32> = (start..97)
+                .step_by(stride)
+                .filter(|lpn| filled.contains(lpn))
+                .collect();
+            let got: Vec<u32> = set.members(start as u64, stride as u64).collect();
+            assert_eq!(got, want, "start {start} stride {stride}");
         }
+        let seq = FillSet::sequential(97, 40);
+        assert_eq!(seq.members(38, 1).collect::<Vec<_>>(), vec![38, 39]);
     }
 
     #[test]

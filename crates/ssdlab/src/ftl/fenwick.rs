@@ -2,7 +2,11 @@
 //! O(log n), for the direct fill's choice of which block an overwrite hits.
 
 /// Prefix sums over block valid counts: weighted draws and updates in O(log blocks).
+///
+/// The tree covers a power of two of weights (those past the `n` asked for stay zero), so the
+/// root holds the total and a draw descends without bounds tests or branches.
 pub(super) struct Fenwick {
+    /// `tree[k]` for `1 ≤ k ≤ top`.
     tree: Vec<u32>,
     top: usize,
 }
@@ -10,38 +14,34 @@ pub(super) struct Fenwick {
 impl Fenwick {
     /// `n` weights, all zero.
     pub(super) fn new(n: usize) -> Self {
+        let top = n.next_power_of_two();
         Fenwick {
-            tree: vec![0; n + 1],
-            top: n.next_power_of_two(),
+            tree: vec![0; top + 1],
+            top,
         }
     }
     /// Adds `delta` to weight `i`.
     pub(super) fn add(&mut self, i: usize, delta: i32) {
         let mut k = i + 1;
-        while k < self.tree.len() {
+        while k <= self.top {
             self.tree[k] = self.tree[k].wrapping_add_signed(delta);
             k += k & k.wrapping_neg();
         }
     }
     /// Sum of all weights.
     pub(super) fn total(&self) -> u32 {
-        let mut k = self.tree.len() - 1;
-        let mut s = 0u32;
-        while k > 0 {
-            s += self.tree[k];
-            k &= k - 1;
-        }
-        s
+        self.tree[self.top]
     }
     /// The index whose range of cumulative weight holds `u` (`u < total`).
     pub(super) fn find(&self, mut u: u32) -> usize {
         let (mut pos, mut step) = (0, self.top);
         while step > 0 {
             let next = pos + step;
-            if next < self.tree.len() && self.tree[next] <= u {
-                u -= self.tree[next];
-                pos = next;
-            }
+            // Selects rather than branches: the comparison is a coin flip for the predictor.
+            let w = self.tree[next];
+            let take = w <= u;
+            u -= if take { w } else { 0 };
+            pos = if take { next } else { pos };
             step >>= 1;
         }
         pos

@@ -5,6 +5,8 @@
 //! 16 bytes per physical page, and lets every read be checked against the newest version. Each
 //! pair shares a cache line, so an update touches half as many lines as four separate arrays.
 
+use rayon::prelude::*;
+
 /// Marker for "no page".
 pub const NONE: u32 = u32::MAX;
 
@@ -21,7 +23,9 @@ fn filled(n: usize) -> Result<Vec<[u32; 2]>, OutOfMemory> {
     v.try_reserve_exact(n)
         .map_err(|_| OutOfMemory { bytes: n * 8 })?;
     advise_huge_pages(v.spare_capacity_mut());
-    v.resize(n, [NONE, 0]);
+    // Written in parallel: the kernel zeroes each page on the thread that first touches it,
+    // which dominates building a large drive's tables (huge pages especially).
+    v.par_extend(rayon::iter::repeat_n([NONE, 0], n));
     Ok(v)
 }
 
@@ -218,11 +222,29 @@ impl Mapping {
     /// Points every logical page at the physical page that claims it, with that page's version
     /// as the newest (the physical side was built directly; the logical side was empty).
     pub(crate) fn link_logical(&mut self) {
-        for (ppn, &[lpn, version]) in self.physical.iter().enumerate() {
-            if lpn != NONE {
-                self.logical[lpn as usize] = [ppn as u32, version];
-            }
-        }
+        // One slice of the logical table per thread, each scanning the whole physical table
+        // for its own logical pages: the scattered writes run in parallel, the extra
+        // sequential reads cost little.
+        let slice = self
+            .logical
+            .len()
+            .div_ceil(rayon::current_num_threads())
+            .max(1);
+        let physical = &self.physical;
+        self.logical
+            .par_chunks_mut(slice)
+            .enumerate()
+            .for_each(|(k, logical)| {
+                let first = k * slice;
+                for (ppn, &[lpn, version]) in physical.iter().enumerate() {
+                    if let Some(entry) = (lpn as usize)
+                        .checked_sub(first)
+                        .and_then(|i| logical.get_mut(i))
+                    {
+                        *entry = [ppn as u32, version];
+                    }
+                }
+            });
     }
     /// Version currently mapped for `lpn` (0 if unmapped).
     pub fn mapped_version(&self, lpn: u32) -> u32 {
