@@ -103,6 +103,10 @@ pub struct FtlConfig {
     /// plane. Left out of the serialized config at `separate`.
     #[serde(default, skip_serializing_if = "GcBlocks::is_separate")]
     pub gc_blocks: GcBlocks,
+    /// When a plane at its threshold starts a further GC job while one runs. Left out of the
+    /// serialized config at `any-write`.
+    #[serde(default, skip_serializing_if = "GcStart::is_any_write")]
+    pub gc_start: GcStart,
     /// Entries of a cached mapping table (DFTL, MQSim's CMT): the mapping lives in translation
     /// pages in flash and this many entries in DRAM; 0 (the default): the whole mapping in
     /// DRAM. Left out of the serialized config at 0.
@@ -136,6 +140,26 @@ pub enum GcBlocks {
 impl GcBlocks {
     fn is_separate(&self) -> bool {
         *self == GcBlocks::Separate
+    }
+}
+
+/// When a plane at its GC threshold starts a further GC job (`ftl.gc_start`; matters with
+/// `gc_jobs_per_plane` above 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcStart {
+    /// At any write or completion on the plane, up to `gc_jobs_per_plane` jobs.
+    #[default]
+    AnyWrite,
+    /// Only when the plane has taken a block from its free pool since it last checked
+    /// (MQSim: `Check_gc_required` runs when a write frontier block fills,
+    /// `Flash_Block_Manager.cpp`); the first job starts whenever needed.
+    NewBlock,
+}
+
+impl GcStart {
+    fn is_any_write(&self) -> bool {
+        *self == GcStart::AnyWrite
     }
 }
 

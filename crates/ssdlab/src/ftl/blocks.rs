@@ -141,6 +141,8 @@ pub struct PlaneInfo {
     pub valid: u64,
     /// Pages allocated and not yet programmed (the sum of its blocks' `inflight`).
     pub inflight: u32,
+    /// A block was taken from the free pool since GC last checked (`ftl.gc_start`).
+    pub took_block: bool,
 }
 
 impl PlaneInfo {
@@ -153,6 +155,7 @@ impl PlaneInfo {
             staging: false,
             valid: 0,
             inflight: 0,
+            took_block: false,
         }
     }
     /// Free blocks in the pool.
@@ -174,6 +177,7 @@ impl PlaneInfo {
     pub fn take_free(&mut self, slot: usize) -> Option<u32> {
         let Reverse((_, b)) = self.free.pop()?;
         self.active[slot] = b;
+        self.took_block = true;
         Some(b)
     }
     /// Returns erased block `id` (`b`) to the pool: free, unwritten, one more erase.

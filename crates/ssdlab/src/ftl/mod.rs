@@ -19,7 +19,7 @@ pub mod mapping;
 pub mod precondition;
 mod steady;
 
-use crate::config::{gc_threshold_blocks, Config};
+use crate::config::{gc_threshold_blocks, Config, GcStart};
 use crate::flash::{BlockId, Geometry, Level, PlaneId, Ppn};
 use crate::time::SimTime;
 use alloc::Striping;
@@ -53,6 +53,8 @@ pub struct Ftl {
     victim: Box<dyn VictimPolicy>,
     /// The configured victim policy (direct preconditioning builds one per plane).
     victim_kind: crate::config::GcVictim,
+    /// When a further GC job may start (`ftl.gc_start`).
+    gc_start: GcStart,
     /// Per logical page: dirty in the host buffer (a zombie). Empty without a host buffer.
     zombie: Vec<u64>,
     /// Zombies count against a block as GC victim (greedy-delay, ZGC).
@@ -156,6 +158,7 @@ impl Ftl {
             striping: Striping::new(cfg.ftl.stripe_order, &geo),
             victim: gc::policy(cfg.ftl.gc_victim, gc_rng),
             victim_kind: cfg.ftl.gc_victim,
+            gc_start: cfg.ftl.gc_start,
             zombie: if cfg.buffer.host_pages > 0 {
                 vec![0; (logical_pages(cfg) as usize).div_ceil(64)]
             } else {
@@ -539,6 +542,18 @@ impl Ftl {
         self.planes[plane.0 as usize].needs_gc(self.gc_threshold, self.max_gc_jobs, self.gc_reserve)
     }
 
+    /// Whether GC should start a job on `plane` now: [`Ftl::needs_gc`], and with
+    /// `ftl.gc_start = "new-block"` a further job only if the plane took a free block since
+    /// the last check (each check consumes that).
+    pub fn may_start_gc(&mut self, plane: PlaneId) -> bool {
+        let p = &mut self.planes[plane.0 as usize];
+        let took = std::mem::take(&mut p.took_block);
+        if self.gc_start == GcStart::NewBlock && p.gc_jobs > 0 && !took {
+            return false;
+        }
+        self.needs_gc(plane)
+    }
+
     /// Chooses and claims a victim on `plane`; `None` if no block has an invalid page.
     pub fn claim_victim(&mut self, plane: PlaneId, now: SimTime) -> Option<BlockId> {
         let first = self.geo.first_block(plane).0 as usize;
@@ -650,6 +665,46 @@ mod tests {
         }
         assert_eq!(written, (f.geo.blocks_per_plane - 1) * ppb);
         assert!(f.can_alloc(plane, Stream::GC));
+    }
+
+    /// With `gc_start = "new-block"` a plane at its threshold starts its first job at once and
+    /// a further one only after it has taken a free block; with `any-write`, at every check.
+    #[test]
+    fn gc_start_new_block_starts_one_further_job_per_block_taken() {
+        for (mode, second_without_block) in [("any-write", true), ("new-block", false)] {
+            let cfg = crate::config::ConfigBuilder::preset("tiny")
+                .unwrap()
+                .set("ftl.gc_jobs_per_plane=4")
+                .unwrap()
+                .set(&format!("ftl.gc_start=\"{mode}\""))
+                .unwrap()
+                .build()
+                .unwrap();
+            let mut f = Ftl::new(&cfg, ChaCha8Rng::seed_from_u64(0)).unwrap();
+            let plane = PlaneId(0);
+            let mut lpn = 0;
+            while !f.needs_gc(plane) {
+                let p = f.alloc(plane, Stream::USER, SimTime(0)).unwrap();
+                f.commit_write(p, lpn % 64, lpn / 64 + 1);
+                lpn += 1;
+            }
+            assert!(f.may_start_gc(plane), "{mode}: the first job");
+            f.claim_victim(plane, SimTime(0)).unwrap();
+            assert_eq!(f.may_start_gc(plane), second_without_block, "{mode}");
+            // Fill the open block so that the next page takes a free block.
+            loop {
+                let p = f.alloc(plane, Stream::USER, SimTime(0)).unwrap();
+                if f.geo.page_in_block(p) == 0 {
+                    break;
+                }
+            }
+            assert!(f.may_start_gc(plane), "{mode}: after a block was taken");
+            assert_eq!(
+                f.may_start_gc(plane),
+                second_without_block,
+                "{mode}: checked once"
+            );
+        }
     }
 
     /// Block A: 2 valid pages, both zombies; block B: 3 valid pages. Greedy takes A; with

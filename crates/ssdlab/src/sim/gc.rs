@@ -22,7 +22,7 @@ impl Simulation<'_> {
         let victim = match refresh {
             Some(b) => BlockId(b),
             None => {
-                if !self.ftl.needs_gc(PlaneId(plane)) {
+                if !self.ftl.may_start_gc(PlaneId(plane)) {
                     return;
                 }
                 let Some(v) = self.ftl.claim_victim(PlaneId(plane), self.now) else {
