@@ -31,6 +31,12 @@ pub struct HostConfig {
     /// 200 MiB. Left out of the serialized config at its default.
     #[serde(default = "default_window", skip_serializing_if = "is_default_window")]
     pub max_pages_in_flight: u32,
+    /// Open-loop replay: requests the drive holds at once (NVMe's fetch limit: MQSim's
+    /// `Queue_Fetch_Size`); later arrivals wait on the host side, in order, and their response
+    /// times count from their trace arrival. 0 (the default): no limit. Left out of the
+    /// serialized config at 0.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub max_requests_in_flight: u32,
     /// The host interface whose transfers are charged to every request (`none`: none, the
     /// default). See [`HostLink`] and `sim::link`. Left out of the serialized config when
     /// `none`.

@@ -79,6 +79,10 @@ impl Simulation<'_> {
         if self.closed_loop() && self.host.outstanding >= self.cfg.host.queue_depth {
             return;
         }
+        let fetch = self.cfg.host.max_requests_in_flight;
+        if fetch > 0 && self.host.outstanding >= fetch {
+            return;
+        }
         let at = (*at).max(self.now);
         self.host.arrival_scheduled = true;
         self.schedule(at, Event::Arrival);

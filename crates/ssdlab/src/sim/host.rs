@@ -311,7 +311,7 @@ impl Simulation<'_> {
         if self.host.outstanding == 0 {
             self.host.idle_since = self.now;
         }
-        if self.closed_loop() {
+        if self.closed_loop() || self.cfg.host.max_requests_in_flight > 0 {
             self.schedule_arrival();
         }
     }

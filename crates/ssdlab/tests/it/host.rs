@@ -187,3 +187,30 @@ fn memory_estimate_grows_with_the_drive_the_window_and_the_schemes() {
     let narrow = estimate(&config("hotr", &["host.max_pages_in_flight=1"])).total();
     assert!(narrow < base);
 }
+
+#[test]
+fn requests_in_flight_limit_holds_later_arrivals_on_the_host() {
+    // Four dies on four channels, 2,000 reads arriving 1 µs apart: with one request in the
+    // drive at a time each runs alone, so the run lasts exactly 2,000 service times and the
+    // waiting counts in response times; without the limit the dies overlap.
+    let spec = "requests=2000,write_ratio=0,iat_us=1,arrivals=const,footprint_gib=0.01,seed=1";
+    let one = config(
+        "tiny",
+        &["geometry.channels=4", "host.max_requests_in_flight=1"],
+    );
+    let s = run_synth(&one, spec, 1, true);
+    let service = one.flash.read_us + one.flash.transfer_us;
+    assert!(
+        (s.simulated_s - 2000.0 * service / 1e6).abs() < 1e-6,
+        "{}",
+        s.simulated_s
+    );
+    assert!(s.read.max_us > 1000.0 * service, "{}", s.read.max_us);
+    let free = run_synth(&config("tiny", &["geometry.channels=4"]), spec, 1, true);
+    assert!(
+        free.simulated_s < 0.5 * s.simulated_s,
+        "{} vs {}",
+        free.simulated_s,
+        s.simulated_s
+    );
+}
