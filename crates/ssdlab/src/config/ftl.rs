@@ -191,6 +191,9 @@ pub enum GcMode {
     Background,
     /// GC work on a die goes before host work queued there (MQSim without preemptible GC).
     Urgent,
+    /// GC work queued on any die of a chip goes before the host work of every die of that
+    /// chip (MQSim's transaction scheduler, which queues and prioritises per chip).
+    UrgentChip,
     /// GC work yields to queued host work until a plane of the die falls to a hard floor of
     /// free blocks (MQSim's preemptible GC; the `gc-preempt` scheme, whose `hard_floor` it
     /// uses).

@@ -12,6 +12,8 @@ pub struct GcView {
     /// Whether a GC job is in progress on one of the die's planes (victim chosen, not yet
     /// erased), whether or not its work is queued at this moment.
     pub collecting: bool,
+    /// Whether internal (GC) work is queued on any die of the die's chip, this one included.
+    pub chip_gc_queued: bool,
 }
 
 /// How GC work shares a die with host work (`ftl.gc_mode`; MQSim's and DiskSim's GC
@@ -25,27 +27,43 @@ pub trait GcExec: Send {
     fn waits_for_host(&self) -> bool {
         false
     }
+    /// Whether the gate looks at the whole chip ([`GcView::chip_gc_queued`]): the core then
+    /// dispatches a chip's other idle dies when its GC work drains.
+    fn chip_scope(&self) -> bool {
+        false
+    }
     /// Counters for the run's `scheme_metrics`, keyed `<scheme>.<counter>`.
     fn metrics(&self) -> Vec<(String, f64)> {
         Vec::new()
     }
 }
 
-/// MQSim without preemptible GC: GC work queued on a die goes before the host work queued
-/// there.
+/// MQSim without preemptible GC: GC work queued on a die (with `chip`, on any die of its
+/// chip, as MQSim's per-chip transaction queues give it: `TSU_OutOfOrder::service_*_transaction`)
+/// goes before the host work queued there.
 #[derive(Debug, Clone, Copy, Default)]
 struct Urgent {
+    chip: bool,
     /// Dispatches where GC work went first while host work waited.
     first: u64,
 }
 
 impl GcExec for Urgent {
-    fn gate(&mut self, heads: Heads, _die: GcView) -> Heads {
-        if heads.internal.is_none() || !heads.host_waits() {
+    fn gate(&mut self, heads: Heads, die: GcView) -> Heads {
+        let gc_waits = if self.chip {
+            die.chip_gc_queued
+        } else {
+            heads.internal.is_some()
+        };
+        if !gc_waits || !heads.host_waits() {
             return heads;
         }
         self.first += 1;
         heads.without_host()
+    }
+
+    fn chip_scope(&self) -> bool {
+        self.chip
     }
 
     fn metrics(&self) -> Vec<(String, f64)> {
@@ -84,6 +102,10 @@ impl GcExec for Foreground {
 pub fn policy(cfg: &Config) -> Option<Box<dyn GcExec>> {
     match cfg.ftl.gc_mode {
         GcMode::Urgent => Some(Box::new(Urgent::default())),
+        GcMode::UrgentChip => Some(Box::new(Urgent {
+            chip: true,
+            first: 0,
+        })),
         GcMode::Foreground => Some(Box::new(Foreground::default())),
         GcMode::Background | GcMode::Preemptive => None,
     }
@@ -110,6 +132,32 @@ mod tests {
         let g = u.gate(host, GcView::default());
         assert_eq!((g.read, g.write), (Some(1), Some(2)));
         assert_eq!(u.first, 1);
+    }
+
+    #[test]
+    fn chip_scoped_urgent_gc_holds_a_die_while_its_sibling_has_gc_queued() {
+        let mut u = Urgent {
+            chip: true,
+            first: 0,
+        };
+        let host = Heads {
+            read: Some(1),
+            write: Some(2),
+            internal: None,
+        };
+        let sibling_gc = GcView {
+            chip_gc_queued: true,
+            ..GcView::default()
+        };
+        let g = u.gate(host, sibling_gc);
+        assert_eq!((g.read, g.write, g.internal), (None, None, None));
+        let g = u.gate(host, GcView::default());
+        assert_eq!((g.read, g.write), (Some(1), Some(2)));
+        assert!(u.chip_scope() && u.first == 1);
+        // Die scope looks at the die's own queue only.
+        let mut d = Urgent::default();
+        let g = d.gate(host, sibling_gc);
+        assert_eq!((g.read, g.write), (Some(1), Some(2)));
     }
 
     #[test]

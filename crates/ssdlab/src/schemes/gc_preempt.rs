@@ -85,6 +85,7 @@ mod tests {
         let free = |min_free_blocks| GcView {
             min_free_blocks,
             collecting: true,
+            chip_gc_queued: false,
         };
         let mut p = Preemptible {
             floor_blocks: 2,

@@ -3,11 +3,11 @@
 
 use super::{ForegroundDie, Op, Simulation};
 use crate::config::{Allocation, MultiPlaneRule};
-use crate::flash::{DieId, PlaneId, Ppn};
+use crate::flash::{DieId, Geometry, PlaneId, Ppn};
 use crate::ftl::blocks::Stream;
 use crate::ftl::mapping::NONE;
-use crate::sched::DieState;
 use crate::sched::{Cause, Heads, OpClass, OpKind, QueueKind};
+use crate::sched::{Die, DieState};
 use std::collections::VecDeque;
 
 /// How far down a queue multi-plane gang formation looks for partners.
@@ -165,6 +165,7 @@ impl Simulation<'_> {
         let view = crate::sched::gc_exec::GcView {
             min_free_blocks: planes.iter().map(|p| p.free_blocks()).min().unwrap_or(0),
             collecting: planes.iter().any(|p| p.gc_jobs > 0),
+            chip_gc_queued: gc.chip_scope() && chip_gc_queued(&self.dies, &self.geo, die),
         };
         let gated = gc.gate(heads, view);
         let erase_head = self.dies[die]
@@ -222,8 +223,32 @@ impl Simulation<'_> {
                 .is_some_and(|&(_, id)| !self.program_ready(die, id))
     }
 
-    /// Starts the next operation on an idle die, as the scheduling policy picks it.
+    /// Starts the next operation on an idle die, as the scheduling policy picks it. When GC
+    /// holds host work chip-wide ([`GcExec::chip_scope`]) and this drains the chip's GC work,
+    /// the chip's other idle dies are dispatched too (their host work was held for it).
+    ///
+    /// [`GcExec::chip_scope`]: crate::sched::gc_exec::GcExec::chip_scope
     pub(super) fn try_dispatch(&mut self, die: usize) {
+        let chip_scope = self
+            .policies
+            .gc_exec
+            .as_ref()
+            .is_some_and(|g| g.chip_scope());
+        if !chip_scope {
+            return self.dispatch_die(die);
+        }
+        let held = chip_gc_queued(&self.dies, &self.geo, die);
+        self.dispatch_die(die);
+        if held && !chip_gc_queued(&self.dies, &self.geo, die) {
+            for sibling in chip_dies(&self.geo, die) {
+                if sibling != die && self.dies[sibling].state == DieState::Idle {
+                    self.dispatch_die(sibling);
+                }
+            }
+        }
+    }
+
+    fn dispatch_die(&mut self, die: usize) {
         if !self.foreground.is_empty() && self.host_work_queued(die) {
             self.foreground_clean(die);
         }
@@ -497,6 +522,18 @@ impl Simulation<'_> {
             }
         }
     }
+}
+
+/// The dies of `die`'s chip.
+fn chip_dies(geo: &Geometry, die: usize) -> std::ops::Range<usize> {
+    let per = geo.dies_per_chip as usize;
+    let first = die / per * per;
+    first..first + per
+}
+
+/// Whether internal (GC) work is queued on any die of `die`'s chip.
+fn chip_gc_queued(dies: &[Die], geo: &Geometry, die: usize) -> bool {
+    chip_dies(geo, die).any(|d| !dies[d].queues.internal.is_empty())
 }
 
 /// The FTL state of `die`'s planes (a function of the two fields, so a caller may hold other

@@ -77,7 +77,7 @@ proptest! {
         eager in any::<bool>(),
         static_wl in prop::sample::select(vec![0u32, 0, 2]),
         gc_jobs in prop::sample::select(vec![1u32, 1, 3]),
-        gc_mode in prop::sample::select(vec!["background", "urgent", "preemptive", "foreground"]),
+        gc_mode in prop::sample::select(vec!["background", "urgent", "urgent-chip", "preemptive", "foreground"]),
         pre_process in any::<bool>(),
     ) {
         let cfg = tiny_drive(planes, dies, blocks, ppb)
@@ -308,7 +308,7 @@ proptest! {
         write_ratio in 0.2f64..0.95,
         fill in 0.0f64..0.95,
         entries in prop::sample::select(vec![1u32, 4, 64]),
-        gc_mode in prop::sample::select(vec!["background", "urgent", "foreground"]),
+        gc_mode in prop::sample::select(vec!["background", "urgent", "urgent-chip", "foreground"]),
         power_loss in prop::option::of(0u64..200_000_000),
     ) {
         let cfg = tiny_drive(planes, dies, blocks, ppb)
