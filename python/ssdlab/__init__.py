@@ -210,9 +210,13 @@ def sweep(points, backend="threads", jobs=None, address=None, errors="collect"):
         with ThreadPoolExecutor(max_workers=workers) as pool:
             texts = list(pool.map(_run_texts, points))
     elif backend == "processes":
+        import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        # Spawned, not forked: a fork copies no threads, so a child of a process whose Rust
+        # thread pool (or Ray) is running would wait on pool threads that do not exist.
+        spawn = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=spawn) as pool:
             texts = list(pool.map(_run_texts, points))
     elif backend == "ray":
         import ray

@@ -18,14 +18,22 @@ pub struct OutOfMemory {
     pub bytes: usize,
 }
 
+/// Entries (8 B each) from which a table is first written in parallel: 32 MiB.
+const PARALLEL_TOUCH: usize = 1 << 22;
+
 fn filled(n: usize) -> Result<Vec<[u32; 2]>, OutOfMemory> {
     let mut v = Vec::new();
     v.try_reserve_exact(n)
         .map_err(|_| OutOfMemory { bytes: n * 8 })?;
     advise_huge_pages(v.spare_capacity_mut());
-    // Written in parallel: the kernel zeroes each page on the thread that first touches it,
-    // which dominates building a large drive's tables (huge pages especially).
-    v.par_extend(rayon::iter::repeat_n([NONE, 0], n));
+    // A large table is written in parallel: the kernel zeroes each page on the thread that
+    // first touches it, which dominates building a large drive's tables (huge pages
+    // especially). A small one is not worth starting the thread pool for.
+    if n >= PARALLEL_TOUCH {
+        v.par_extend(rayon::iter::repeat_n([NONE, 0], n));
+    } else {
+        v.resize(n, [NONE, 0]);
+    }
     Ok(v)
 }
 
