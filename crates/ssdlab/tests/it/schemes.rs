@@ -249,18 +249,15 @@ fn gc_modes_order_gc_against_host_work_and_preemptive_is_the_gc_preempt_scheme()
 #[test]
 fn chip_scoped_urgent_gc_holds_host_work_of_the_whole_chip() {
     let run = |mode: &str| {
-        let cfg = ConfigBuilder::preset("tiny")
-            .unwrap()
-            .set("geometry.dies_per_chip=2")
-            .unwrap()
-            .set("precondition.fill=0.85")
-            .unwrap()
-            .set("precondition.pattern=random")
-            .unwrap()
-            .set(&format!("ftl.gc_mode={mode}"))
-            .unwrap()
-            .build()
-            .unwrap();
+        let cfg = crate::config(
+            "tiny",
+            &[
+                "geometry.dies_per_chip=2",
+                "precondition.fill=0.85",
+                "precondition.pattern=random",
+                &format!("ftl.gc_mode={mode}"),
+            ],
+        );
         let spec = "requests=3000,write_ratio=0.5,iat_us=500,footprint_gib=0.02,seed=4";
         run_synth(&cfg, spec, 1, true)
     };
