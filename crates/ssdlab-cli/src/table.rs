@@ -67,6 +67,13 @@ pub fn render(s: &Summary, cfg: &Config) -> String {
             s.window_waits, cfg.host.max_pages_in_flight
         );
     }
+    if s.fetch_waits > 0 {
+        let _ = writeln!(
+            o,
+            "host queue: {} requests waited for host.max_requests_in_flight = {} (their response times include the wait)",
+            s.fetch_waits, cfg.host.max_requests_in_flight
+        );
+    }
     if cfg.suspend.policy != SuspendPolicy::Off {
         let p = &s.pe;
         let _ = writeln!(

@@ -253,6 +253,8 @@ pub struct Metrics {
     pub host_stalls: u64,
     /// Requests some of whose pages waited for the page window.
     pub window_waits: u64,
+    /// Requests that waited on the host side for `host.max_requests_in_flight`.
+    pub fetch_waits: u64,
     /// Requests with pages beyond the logical capacity, folded onto it (`ftl.out_of_range`).
     pub wrapped_requests: u64,
     /// Pages written by pre-processing before the run (`precondition.pre_process`).
@@ -309,6 +311,7 @@ impl Default for Metrics {
             idle_ns: 0,
             host_stalls: 0,
             window_waits: 0,
+            fetch_waits: 0,
             wrapped_requests: 0,
             pre_processed_pages: None,
             host_link_read_ns: 0,

@@ -199,6 +199,10 @@ pub struct Summary {
     /// left out when none).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub window_waits: u64,
+    /// Requests that waited on the host side because the drive held
+    /// `host.max_requests_in_flight` requests (left out when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub fetch_waits: u64,
     /// Requests with pages beyond the drive's logical capacity, folded onto it
     /// (`ftl.out_of_range = "wrap"`; left out when none).
     #[serde(default, skip_serializing_if = "is_zero")]

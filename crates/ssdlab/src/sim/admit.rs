@@ -81,6 +81,7 @@ impl Simulation<'_> {
         }
         let fetch = self.cfg.host.max_requests_in_flight;
         if fetch > 0 && self.host.outstanding >= fetch {
+            self.host.fetch_held = true;
             return;
         }
         let at = (*at).max(self.now);
@@ -95,6 +96,9 @@ impl Simulation<'_> {
         let Some((at, r)) = self.host.next.take() else {
             return Ok(());
         };
+        if std::mem::take(&mut self.host.fetch_held) {
+            self.metrics.fetch_waits += 1;
+        }
         let arrival = if self.closed_loop() { self.now } else { at };
         self.check_range(&r, self.host.issued)?;
         self.admit();

@@ -220,6 +220,8 @@ struct HostState {
     /// The next request (arrival time already scaled).
     next: Option<(SimTime, crate::workload::Request)>,
     arrival_scheduled: bool,
+    /// The next request found the drive holding `host.max_requests_in_flight` requests.
+    fetch_held: bool,
     /// Write requests the bounded write queue holds back, in arrival order (with their arrival
     /// times); reads pass them.
     held: std::collections::VecDeque<(SimTime, crate::workload::Request)>,

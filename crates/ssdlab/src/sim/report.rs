@@ -91,6 +91,7 @@ impl Simulation<'_> {
             wear: crate::metrics::summary_wear(&erases, m.static_wl_runs),
             host_stalls: m.host_stalls,
             window_waits: m.window_waits,
+            fetch_waits: m.fetch_waits,
             wrapped_requests: m.wrapped_requests,
             wrapped_pct: pct(m.wrapped_requests, m.requests),
             pre_processed_pages: m.pre_processed_pages,

@@ -206,7 +206,10 @@ fn requests_in_flight_limit_holds_later_arrivals_on_the_host() {
         s.simulated_s
     );
     assert!(s.read.max_us > 1000.0 * service, "{}", s.read.max_us);
+    // Every request but the first found the drive full.
+    assert_eq!(s.fetch_waits, 1999);
     let free = run_synth(&config("tiny", &["geometry.channels=4"]), spec, 1, true);
+    assert_eq!(free.fetch_waits, 0);
     assert!(
         free.simulated_s < 0.5 * s.simulated_s,
         "{} vs {}",
