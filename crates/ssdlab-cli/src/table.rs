@@ -37,7 +37,9 @@ pub fn render(s: &Summary, cfg: &Config) -> String {
             .map(|v| format!(" + {label} {v:.1}"))
             .unwrap_or_default()
     };
-    let link = extra("mapping", "translation pages") + &extra("host_link", "host link");
+    let link = extra("mapping", "translation pages")
+        + &extra("host_queue", "host queue")
+        + &extra("host_link", "host link");
     let _ = writeln!(
         o,
         "mean read page (us): service {:.1} + bus {:.1} + behind reads {:.1} + user programs {:.1} + gc {:.1} + erases {:.1}{link}",

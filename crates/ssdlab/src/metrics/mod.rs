@@ -255,6 +255,8 @@ pub struct Metrics {
     pub window_waits: u64,
     /// Requests that waited on the host side for `host.max_requests_in_flight`.
     pub fetch_waits: u64,
+    /// Time read requests waited there, ns.
+    pub host_queue_read_ns: u64,
     /// Requests with pages beyond the logical capacity, folded onto it (`ftl.out_of_range`).
     pub wrapped_requests: u64,
     /// Pages written by pre-processing before the run (`precondition.pre_process`).
@@ -312,6 +314,7 @@ impl Default for Metrics {
             host_stalls: 0,
             window_waits: 0,
             fetch_waits: 0,
+            host_queue_read_ns: 0,
             wrapped_requests: 0,
             pre_processed_pages: None,
             host_link_read_ns: 0,

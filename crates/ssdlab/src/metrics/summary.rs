@@ -183,7 +183,9 @@ pub struct Summary {
     /// Mean time per flash-served read page, µs, by where it went: own service (sense +
     /// transfer), bus wait, and waiting in the die queue behind reads, user programs, GC, erases;
     /// with a host link (`host.link`), `host_link`: read requests' time on the link (command,
-    /// data and completion, with queueing) over the same pages.
+    /// data and completion, with queueing) over the same pages; with
+    /// `host.max_requests_in_flight`, `host_queue`: read requests' wait on the host side for
+    /// the drive to take them, likewise.
     pub read_wait_us: BTreeMap<&'static str, f64>,
     /// Flash programs / host page writes.
     pub write_amplification: f64,

@@ -96,8 +96,14 @@ impl Simulation<'_> {
         let Some((at, r)) = self.host.next.take() else {
             return Ok(());
         };
+        // When it left the host queue: now if it waited there for the drive to take it.
+        let mut entered = at;
         if std::mem::take(&mut self.host.fetch_held) {
             self.metrics.fetch_waits += 1;
+            entered = self.now;
+            if r.op == IoOp::Read {
+                self.metrics.host_queue_read_ns += self.now.since(at);
+            }
         }
         let arrival = if self.closed_loop() { self.now } else { at };
         self.check_range(&r, self.host.issued)?;
@@ -105,7 +111,7 @@ impl Simulation<'_> {
         if let Some(link) = self.link.as_mut() {
             let data = if r.op == IoOp::Write { r.size_bytes } else { 0 };
             let there = link.submit(self.now, data);
-            self.host.linking.push_back((arrival, r));
+            self.host.linking.push_back((arrival, entered, r));
             self.schedule(there, Event::LinkIn);
         } else {
             self.accept(arrival, r)?;
@@ -115,13 +121,13 @@ impl Simulation<'_> {
 
     /// The oldest request on the host link has reached the drive.
     pub(super) fn on_link_in(&mut self) -> Result<(), SimError> {
-        let (arrival, r) = self
+        let (arrival, entered, r) = self
             .host
             .linking
             .pop_front()
             .expect("a request on the link");
         if r.op == IoOp::Read {
-            self.metrics.host_link_read_ns += self.now.since(arrival);
+            self.metrics.host_link_read_ns += self.now.since(entered);
         }
         self.accept(arrival, r)
     }

@@ -232,8 +232,9 @@ struct HostState {
     pages_in_flight: u64,
     /// Arrival time of the latest request fetched.
     last_arrival: SimTime,
-    /// Requests crossing the host link to the drive, in order (with their arrival times).
-    linking: std::collections::VecDeque<(SimTime, crate::workload::Request)>,
+    /// Requests crossing the host link to the drive, in order (with their arrival times and
+    /// when they left the host queue).
+    linking: std::collections::VecDeque<(SimTime, SimTime, crate::workload::Request)>,
     exhausted: bool,
     outstanding: u32,
     outstanding_write_pages: u32,

@@ -53,6 +53,14 @@ impl Simulation<'_> {
                 (m.host_link_read_ns as f64 / pages / 1e3 * 1e6).round() / 1e6,
             );
         }
+        if self.cfg.host.max_requests_in_flight > 0 {
+            // Likewise: a read request's wait on the host side for the drive to take it.
+            let pages = m.read_pages_flash.max(1) as f64;
+            read_wait_us.insert(
+                "host_queue",
+                (m.host_queue_read_ns as f64 / pages / 1e3 * 1e6).round() / 1e6,
+            );
+        }
         let all_mean = all.mean_us;
         let erases: Vec<u32> = self.ftl.blocks.iter().map(|b| b.erase_count).collect();
         let mut host_pages: std::collections::BTreeMap<_, _> = [

@@ -249,13 +249,16 @@ proptest! {
 fn read_wait_attribution_adds_up_to_read_page_latency() {
     // Single-page reads on one die: a request's latency is its page's latency, so the mean of
     // the attribution components must equal the mean read response time — with a mapping
-    // cache too, whose misses wait for their translation page first.
-    for cache in ["0", "64"] {
+    // cache too, whose misses wait for their translation page first, and with a limit on the
+    // requests the drive holds, whose waits on the host side are a class of their own.
+    for (cache, fetch) in [("0", "0"), ("64", "0"), ("0", "2")] {
         let cfg = ConfigBuilder::preset("tiny")
             .unwrap()
             .set("precondition.fill=0.9")
             .unwrap()
             .set(&format!("ftl.mapping_cache_entries={cache}"))
+            .unwrap()
+            .set(&format!("host.max_requests_in_flight={fetch}"))
             .unwrap()
             .build()
             .unwrap();
@@ -282,12 +285,16 @@ fn read_wait_attribution_adds_up_to_read_page_latency() {
         let mean_flash_read = s.read.mean_us * s.read.count as f64 / flash_reads;
         assert!(
             (parts - mean_flash_read).abs() / mean_flash_read < 1e-4,
-            "cache {cache}: components {parts} vs measured {mean_flash_read}"
+            "cache {cache}, fetch {fetch}: components {parts} vs measured {mean_flash_read}"
         );
         assert!(s.read_wait_us["gc"] > 0.0 && s.read_wait_us["user_program"] > 0.0);
         assert_eq!(
             cache != "0",
             s.read_wait_us.get("mapping").is_some_and(|&w| w > 0.0)
+        );
+        assert_eq!(
+            fetch != "0",
+            s.read_wait_us.get("host_queue").is_some_and(|&w| w > 0.0)
         );
     }
 }
