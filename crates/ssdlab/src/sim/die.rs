@@ -1,5 +1,10 @@
 //! Dispatching: picking the next operation of an idle die, forming multi-plane gangs, and
 //! starting the operation.
+//!
+//! About 550 lines, kept whole: every function here decides, for one die at one instant, what
+//! may start next (GC gating, foreground cleans, write re-placement, gangs, the late plane
+//! pick), and they read and change the same queues and die state in one order that the
+//! results depend on; phases and completions are in `phases.rs`, suspension in `suspend.rs`.
 
 use super::{ForegroundDie, Op, Simulation};
 use crate::config::{Allocation, MultiPlaneRule};
