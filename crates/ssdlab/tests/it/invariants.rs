@@ -78,8 +78,23 @@ proptest! {
         static_wl in prop::sample::select(vec![0u32, 0, 2]),
         gc_jobs in prop::sample::select(vec![1u32, 1, 3]),
         gc_mode in prop::sample::select(vec!["background", "urgent", "urgent-chip", "preemptive", "foreground"]),
+        gc_start in prop::sample::select(vec!["any-write", "new-block"]),
+        fetch in prop::sample::select(vec![0u32, 0, 1, 8]),
         pre_process in any::<bool>(),
     ) {
+        // Combinations validation refuses are turned into their nearest allowed one, so most
+        // cases run (refused ones prove nothing): most-free plane choice needs static
+        // allocation; no mapping cache or summary pages with staging; a flush backlog needs a
+        // device buffer; no static wear levelling with foreground GC. No mapping cache with
+        // HIRE either: its six open blocks per plane plus a write-back per write (a cache of
+        // one entry) use up these tiny planes, which the run reports as a stall (as it should;
+        // seed 1, 1 plane, 2 dies, 23 blocks of 4 pages, dynamic allocation, fill 0.086).
+        let device_pages = if voltage == "hire" { buffer.max(4) } else { buffer };
+        let plane_choice = if alloc == "static" { plane_choice } else { "static" };
+        let mapping_cache = if staging == "none" && voltage != "hire" { mapping_cache } else { 0 };
+        let summary_pages = if staging == "none" { summary_pages } else { 0 };
+        let backlog = if device_pages > 0 { backlog } else { 0 };
+        let static_wl = if gc_mode == "foreground" { 0 } else { static_wl };
         let cfg = tiny_drive(planes, dies, blocks, ppb)
             .set(&format!("flash.multi_plane_rule={rule}")).unwrap()
             .set(&format!("ftl.read_inflight={read_inflight}")).unwrap()
@@ -95,6 +110,8 @@ proptest! {
             .set(&format!("buffer.eager_flush_period_ms={}", if eager && backlog > 0 { 0.5 } else { 0.0 })).unwrap()
             .set(&format!("ftl.gc_jobs_per_plane={gc_jobs}")).unwrap()
             .set(&format!("ftl.gc_mode={gc_mode}")).unwrap()
+            .set(&format!("ftl.gc_start={gc_start}")).unwrap()
+            .set(&format!("host.max_requests_in_flight={fetch}")).unwrap()
             .set(&format!("sched.policy={policy}")).unwrap()
             .set(&format!("sched.max_outstanding_writes={bound}")).unwrap()
             .set(&format!("flash.copyback={copyback}")).unwrap()
@@ -106,7 +123,7 @@ proptest! {
             .set("staging.reserved_blocks_per_plane=2").unwrap()
             .set("staging.hot_fraction=0.5").unwrap()
             .set(&format!("voltage.rewrite_clean_read_hot={rewrite}")).unwrap()
-            .set(&format!("buffer.device_pages={}", if voltage == "hire" { buffer.max(4) } else { buffer })).unwrap()
+            .set(&format!("buffer.device_pages={device_pages}")).unwrap()
             .set(&format!("suspend.shadow_buffer={shadow}")).unwrap()
             .set(&format!("suspend.resume_overlap={}", overlap && shadow && suspend != "off")).unwrap()
             .set(&format!("precondition.fill={fill}")).unwrap()
