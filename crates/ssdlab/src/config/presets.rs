@@ -58,7 +58,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "mqsim-default",
-        summary: "MQSim's shipped ssdconfig.xml at 0d76b1d3: 8 ch x 4 chips x 2 dies x 2 planes x 2048 blocks x 256 pages of 8 KiB, MLC 75/75/3800 us, multi-plane, non-preemptive GC, 2 MiB mapping cache, PCIe 4 x 0.1 GB/s, 75 % random fill",
+        summary: "MQSim's shipped ssdconfig.xml at 0d76b1d3: 8 ch x 4 chips x 2 dies x 2 planes x 2048 blocks x 256 pages of 8 KiB, MLC 75/75/3800 us, multi-plane, non-preemptive GC, 2 MiB mapping cache, PCIe 4 x 0.1 GB/s, 75 % steady-state fill",
         toml: include_str!("presets/mqsim-default.toml"),
     },
     Preset {

@@ -143,12 +143,11 @@ impl MappingCache {
     /// dirty (inserted if absent — the write looked it up first).
     pub fn host_update(&mut self, lpn: u32, ppn_of: impl Fn(u32) -> u32) {
         match self.lru.get_mut(&lpn) {
-            Some(d) => {
-                if !*d {
-                    *d = true;
-                    self.dirty.entry(lpn / self.per_page).or_default().push(lpn);
-                }
+            Some(d) if !*d => {
+                *d = true;
+                self.note_dirty(lpn);
             }
+            Some(_) => {}
             None => self.insert(lpn, true, ppn_of),
         }
     }
@@ -160,11 +159,16 @@ impl MappingCache {
         if let Some(d) = self.lru.peek_mut(&lpn) {
             if !*d {
                 *d = true;
-                self.dirty.entry(lpn / self.per_page).or_default().push(lpn);
+                self.note_dirty(lpn);
             }
         } else if let Some(f) = self.flash_copy.get_mut(lpn as usize) {
             *f = ppn;
         }
+    }
+
+    /// Lists `lpn`, just turned dirty, under its translation page for the write-back.
+    fn note_dirty(&mut self, lpn: u32) {
+        self.dirty.entry(lpn / self.per_page).or_default().push(lpn);
     }
 
     /// Caches `lpn`, evicting the least recently used entry when full. An entry evicted dirty
@@ -181,7 +185,7 @@ impl MappingCache {
             }
         }
         if dirty {
-            self.dirty.entry(lpn / self.per_page).or_default().push(lpn);
+            self.note_dirty(lpn);
         }
     }
 

@@ -145,17 +145,12 @@ impl Ftl {
             .into_par_iter()
             .map(|plane| lpns(plane).count() as u64)
             .collect();
-        let extra = match law {
-            BlockLaw::Overwrites(extra) => extra,
-            BlockLaw::SteadyState => 0,
-        };
-        let overwrites = multinomial(extra, &homed, rng);
         // The steady state's law of valid pages per full block, for the mean valid fraction
         // that puts the filled pages into every block but the GC threshold's and one more.
         let full_blocks =
             (self.geo.blocks_per_plane as usize).saturating_sub(self.gc_threshold as usize + 1);
-        let steady = match law {
-            BlockLaw::Overwrites(_) => None,
+        let (extra, steady) = match law {
+            BlockLaw::Overwrites(extra) => (extra, None),
             BlockLaw::SteadyState => {
                 let planes = homed.iter().filter(|&&h| h > 0).count();
                 let room = (planes * full_blocks) as f64 * f64::from(self.data_ppb);
@@ -167,9 +162,10 @@ impl Ftl {
                     .victim_kind
                     .mean_field_d()
                     .expect("validated: steady-state needs a victim rule with a mean-field model");
-                Some(valid_distribution(self.data_ppb, rho, d))
+                (0, Some(valid_distribution(self.data_ppb, rho, d)))
             }
         };
+        let overwrites = multinomial(extra, &homed, rng);
         let seeds: Vec<u64> = homed.iter().map(|_| rng.random()).collect();
         let ppb = self.geo.pages_per_block;
         let bpp = self.geo.blocks_per_plane as usize;

@@ -390,6 +390,11 @@ mod tests {
         (hist, mean, erases)
     }
 
+    /// Total variation distance between two valid-page histograms.
+    fn total_variation(a: &[f64; 8], b: &[f64; 8]) -> f64 {
+        a.iter().zip(b).map(|(x, y)| (x - y).abs()).sum::<f64>() / 2.0
+    }
+
     /// The mean-field steady state is the state long runs of uniform overwrites reach: for
     /// random victims (the model is exact for d = 1 as blocks grow) and greedy (d = 30 standing
     /// for it) the valid-page histograms are close to a fill with 10× overwrites, while a
@@ -408,9 +413,6 @@ mod tests {
             let l = steady.map.logical_pages();
             let mapped = (0..l).filter(|&x| steady.map.ppn(x) != NONE).count() as u32;
             assert_eq!(mapped, (0.9 * f64::from(l)).floor() as u32, "{victim}");
-            let tv = |a: &[f64; 8], b: &[f64; 8]| {
-                a.iter().zip(b).map(|(x, y)| (x - y).abs()).sum::<f64>() / 2.0
-            };
             let long = filled(
                 &[
                     "precondition.pattern=random",
@@ -428,8 +430,8 @@ mod tests {
                 13,
             );
             let (near, far) = (
-                tv(&stats(&steady).0, &stats(&long).0),
-                tv(&stats(&steady).0, &stats(&short).0),
+                total_variation(&stats(&steady).0, &stats(&long).0),
+                total_variation(&stats(&steady).0, &stats(&short).0),
             );
             assert!(near < 0.06 && far > 0.3, "{victim}: {near} {far}");
         }
@@ -452,13 +454,11 @@ mod tests {
             ))
         };
         let close = |a: &([f64; 8], f64, f64), b: &([f64; 8], f64, f64)| {
-            let tv: f64 =
-                a.0.iter()
-                    .zip(&b.0)
-                    .map(|(x, y)| (x - y).abs())
-                    .sum::<f64>()
-                    / 2.0;
-            (tv, (a.1 / b.1 - 1.0).abs(), (a.2 / b.2 - 1.0).abs())
+            (
+                total_variation(&a.0, &b.0),
+                (a.1 / b.1 - 1.0).abs(),
+                (a.2 / b.2 - 1.0).abs(),
+            )
         };
         let simulated = run("simulated", "1.0");
         let (tv, valid, erases) = close(&run("direct", "1.0"), &simulated);

@@ -269,33 +269,20 @@ fn read_wait_attribution_adds_up_to_read_page_latency() {
     // cache too, whose misses wait for their translation page first, and with a limit on the
     // requests the drive holds, whose waits on the host side are a class of their own.
     for (cache, fetch) in [("0", "0"), ("64", "0"), ("0", "2")] {
-        let cfg = ConfigBuilder::preset("tiny")
-            .unwrap()
-            .set("precondition.fill=0.9")
-            .unwrap()
-            .set(&format!("ftl.mapping_cache_entries={cache}"))
-            .unwrap()
-            .set(&format!("host.max_requests_in_flight={fetch}"))
-            .unwrap()
-            .build()
-            .unwrap();
-        let spec: SynthSpec =
-            "requests=30000,write_ratio=0.4,size_kib=4,iat_us=400,footprint_gib=0.012,seed=5"
-                .parse()
-                .unwrap();
-        let mut gen = spec.generate().unwrap();
-        let s = Simulation::new(
+        let cfg = crate::config(
+            "tiny",
+            &[
+                "precondition.fill=0.9",
+                &format!("ftl.mapping_cache_entries={cache}"),
+                &format!("host.max_requests_in_flight={fetch}"),
+            ],
+        );
+        let s = crate::run_synth(
             &cfg,
-            RunOptions {
-                seed: 1,
-                verify: true,
-                ..Default::default()
-            },
-            &mut gen,
-        )
-        .unwrap()
-        .run()
-        .unwrap();
+            "requests=30000,write_ratio=0.4,size_kib=4,iat_us=400,footprint_gib=0.012,seed=5",
+            1,
+            true,
+        );
         assert!(s.gc.count > 0);
         let parts: f64 = s.read_wait_us.values().sum();
         let flash_reads = (s.host_pages["read"] - s.host_pages["read_from_write_buffer"]) as f64;
