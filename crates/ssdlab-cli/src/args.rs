@@ -187,6 +187,10 @@ pub struct RunArgs {
     /// Check read versions and mapping invariants during the run.
     #[arg(long)]
     pub verify: bool,
+    /// Schedule every phase's event, also those the simulator leaves out while nothing can
+    /// observe them: slower, same results (a cross-check of that optimisation).
+    #[arg(long)]
+    pub full_events: bool,
     /// Simulate a power loss at this simulated time, µs: volatile replication state (HotR /
     /// DedupHR Map_table, R-LRU lists, staging copies) is lost and the run goes on.
     #[arg(long, value_name = "US", allow_negative_numbers = true)]

@@ -193,6 +193,7 @@ fn run(a: RunArgs) -> Result<()> {
         verify: a.verify,
         power_loss_at_ns,
         max_memory_bytes: a.memory.limit()?,
+        full_events: a.full_events,
     };
     let mut reader: Option<TraceReader> = None;
     let mut synth;

@@ -52,12 +52,25 @@ impl<E: Copy> EventQueue<E> {
     /// Schedules `event` at `time`. Always inlined: see the module's note on stalls.
     #[inline(always)]
     pub fn push(&mut self, time: SimTime, event: E) {
-        let entry = Entry {
-            time,
-            seq: self.next_seq,
-            event,
-        };
+        let seq = self.reserve();
+        self.push_reserved(time, seq, event);
+    }
+
+    /// Takes the next sequence number without scheduling anything: an event that would have
+    /// been pushed now but is left out while nothing depends on it. If something comes to
+    /// depend on it, [`EventQueue::push_reserved`] schedules it in the place it would have had.
+    #[inline(always)]
+    pub fn reserve(&mut self) -> u64 {
         self.next_seq += 1;
+        self.next_seq - 1
+    }
+
+    /// Schedules `event` at `time` with `seq` taken earlier by [`EventQueue::reserve`]: it
+    /// runs where an event pushed when `seq` was reserved would run.
+    #[inline(always)]
+    pub fn push_reserved(&mut self, time: SimTime, seq: u64, event: E) {
+        debug_assert!(seq < self.next_seq, "push_reserved takes a reserved number");
+        let entry = Entry { time, seq, event };
         let hole = self.heap.len();
         self.heap.push(entry);
         self.sift_up(hole, entry);
@@ -65,9 +78,14 @@ impl<E: Copy> EventQueue<E> {
 
     /// Removes and returns the earliest event.
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
+        self.pop_keyed().map(|(t, _, e)| (t, e))
+    }
+
+    /// Removes and returns the earliest event with its sequence number.
+    pub fn pop_keyed(&mut self) -> Option<(SimTime, u64, E)> {
         let last = self.heap.pop()?;
         let Some(&top) = self.heap.first() else {
-            return Some((last.time, last.event));
+            return Some((last.time, last.seq, last.event));
         };
         // Floyd's pop: move the hole from the root down to a leaf along the earlier child
         // (chosen without a branch), then sift `last` up from there. The entry that replaces
@@ -86,7 +104,7 @@ impl<E: Copy> EventQueue<E> {
             i = 2 * i + 1;
         }
         self.sift_up(i, last);
-        Some((top.time, top.event))
+        Some((top.time, top.seq, top.event))
     }
 
     /// Places `entry` in the hole at `i` or above it, moving later parents down.
@@ -115,7 +133,7 @@ impl<E> EventQueue<E> {
         self.heap.is_empty()
     }
 
-    /// Number of events ever pushed.
+    /// Sequence numbers taken: events pushed and numbers reserved.
     pub fn pushed(&self) -> u64 {
         self.next_seq
     }
@@ -134,6 +152,19 @@ mod tests {
         q.push(SimTime(3), 'd');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec!['b', 'd', 'a', 'c']);
+        assert_eq!(q.pushed(), 4);
+    }
+
+    #[test]
+    fn a_reserved_push_runs_where_its_reservation_was_taken() {
+        let mut q = EventQueue::default();
+        q.push(SimTime(5), 'a');
+        let seq = q.reserve();
+        q.push(SimTime(5), 'c');
+        q.push_reserved(SimTime(5), seq, 'b');
+        q.push(SimTime(4), 'z');
+        let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, vec!['z', 'a', 'b', 'c']);
         assert_eq!(q.pushed(), 4);
     }
 

@@ -272,6 +272,7 @@ impl Point {
             verify: self.verify,
             power_loss_at_ns: None,
             max_memory_bytes: max_memory,
+            full_events: false,
         };
         let summary: Summary = match &self.source {
             WorkloadRef::Trace {

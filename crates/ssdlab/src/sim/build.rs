@@ -75,6 +75,13 @@ impl<'w> Simulation<'w> {
             timing: Timing::of(cfg),
             now: SimTime::ZERO,
             events: EventQueue::default(),
+            cur_seq: 0,
+            elision: elide::Elision::new(
+                geo.channels,
+                !opts.full_events
+                    && cfg.suspend.policy == crate::config::SuspendPolicy::Off
+                    && !cfg.flash.cache_read,
+            ),
             events_handled: 0,
             dies: (0..geo.dies()).map(|_| Die::default()).collect(),
             channels: (0..geo.channels).map(|_| Channel::default()).collect(),

@@ -513,7 +513,10 @@ impl Simulation<'_> {
                     .map(|m| t.level_read_ns[self.ops[m as usize].level as usize])
                     .max()
                     .unwrap_or(t.read_ns);
-                self.start_array(die, t.command_ns + sense)
+                let array = t.command_ns + sense;
+                if !self.elide_read_sense(die, array) {
+                    self.start_array(die, array);
+                }
             }
             OpKind::Program if transfer => self.request_bus(die, false),
             OpKind::Program | OpKind::Erase => self.start_pe_array(die),

@@ -10,6 +10,7 @@ mod cmt;
 mod ctx;
 mod destage;
 mod die;
+mod elide;
 mod gc;
 mod host;
 mod hostmap;
@@ -103,6 +104,9 @@ pub struct RunOptions {
     pub verify: bool,
     /// Simulate a power loss at this time, ns (volatile replication state is lost).
     pub power_loss_at_ns: Option<u64>,
+    /// Schedule every phase's event, including those left out while nothing can observe
+    /// them (`sim/elide.rs`): slower, same results; for cross-checking.
+    pub full_events: bool,
     /// Refuse to start a run whose estimated memory ([`crate::schemes::memory_estimate`]) exceeds this many
     /// bytes (`None`: no limit).
     pub max_memory_bytes: Option<u64>,
@@ -116,6 +120,12 @@ enum Event {
     Arrival,
     /// The array phase of a die's current operation ends.
     ArrayDone { die: u32, generation: u32 },
+    /// A program's array phase ends, scheduled when its bus transfer started (its `BusDone`
+    /// left out: `sim/elide.rs`); ignored without a trace once that is undone.
+    ElidedDone { die: u32, generation: u32 },
+    /// A read's transfer ends, scheduled when its sensing started (its `ArrayDone` left out:
+    /// `sim/elide.rs`); ignored without a trace once that is undone.
+    ElidedBus { die: u32, generation: u32 },
     /// The page on a channel's bus has been transferred.
     BusDone { ch: u32 },
     /// A program or erase reaches the point where it yields to reads.
@@ -258,6 +268,10 @@ pub struct Simulation<'w> {
     timing: Timing,
     now: SimTime,
     events: EventQueue<Event>,
+    /// Sequence number of the event being handled (its place among same-time events).
+    cur_seq: u64,
+    /// Bus transfers whose `BusDone` is left out.
+    elision: elide::Elision,
     events_handled: u64,
     dies: Vec<Die>,
     channels: Vec<Channel>,
@@ -360,8 +374,15 @@ impl<'w> Simulation<'w> {
             self.schedule(SimTime(t), Event::PowerLoss);
         }
         self.fetch_next()?;
-        while let Some((t, ev)) = self.events.pop() {
+        while let Some((t, seq, ev)) = self.events.pop_keyed() {
+            if let Event::ElidedDone { die, generation } | Event::ElidedBus { die, generation } = ev
+            {
+                if self.dies[die as usize].generation != generation {
+                    continue;
+                }
+            }
             self.now = t;
+            self.cur_seq = seq;
             self.events_handled += 1;
             match ev {
                 Event::Arrival => self.on_arrival()?,
@@ -370,6 +391,8 @@ impl<'w> Simulation<'w> {
                         self.on_array_done(die)?;
                     }
                 }
+                Event::ElidedDone { die, .. } => self.on_array_done(die)?,
+                Event::ElidedBus { die, .. } => self.on_elided_bus(die)?,
                 Event::BusDone { ch } => self.on_bus_done(ch)?,
                 Event::PageDone { req } => self.page_done(req),
                 Event::Timer { owner, a, b } => self.on_timer(owner, a, b),
@@ -478,6 +501,7 @@ impl<'w> Simulation<'w> {
     /// (a store-forwarding stall per event).
     #[inline(always)]
     fn schedule(&mut self, at: SimTime, ev: Event) {
+        self.check_elided(at);
         self.events.push(at, ev);
     }
 

@@ -18,7 +18,19 @@ impl Simulation<'_> {
         self.schedule(self.now + duration_ns, ev);
     }
 
-    fn channel_of(&self, die: usize) -> usize {
+    /// Bus time of the pages of the gang `leader` leads.
+    pub(super) fn transfer_ns(&self, leader: u32) -> u64 {
+        let t = &self.timing;
+        if self.ops[leader as usize].kind == OpKind::Read {
+            self.gang(leader)
+                .map(|m| t.level_transfer_ns[self.ops[m as usize].level as usize])
+                .sum()
+        } else {
+            u64::from(self.ops[leader as usize].pages) * t.transfer_ns
+        }
+    }
+
+    pub(super) fn channel_of(&self, die: usize) -> usize {
         let ChannelId(ch) = self.geo.channel_of(DieId(die as u32));
         ch as usize
     }
@@ -27,6 +39,7 @@ impl Simulation<'_> {
     /// of the operation parked in its cache register).
     pub(super) fn request_bus(&mut self, die: usize, cache: bool) {
         let ch = self.channel_of(die);
+        self.settle_channel(ch);
         if self.channels[ch].current.is_none() {
             self.start_transfer(die, ch, cache);
         } else {
@@ -52,18 +65,15 @@ impl Simulation<'_> {
             op.bus_wait_ns += waited;
             m = op.next;
         }
-        let t = &self.timing;
-        let duration = if self.ops[leader as usize].kind == OpKind::Read {
-            self.gang(leader)
-                .map(|m| t.level_transfer_ns[self.ops[m as usize].level as usize])
-                .sum()
-        } else {
-            u64::from(self.ops[leader as usize].pages) * t.transfer_ns
-        };
+        let duration = self.transfer_ns(leader);
         let c = &mut self.channels[ch];
         c.current = Some((DieId(die as u32), cache));
         c.busy_ns += duration;
-        self.schedule(self.now + duration, Event::BusDone { ch: ch as u32 });
+        let program = self.ops[leader as usize].kind == OpKind::Program;
+        if !(program && self.elide_program_transfer(die, ch, duration)) {
+            self.elision.busy_until(ch, self.now + duration);
+            self.schedule(self.now + duration, Event::BusDone { ch: ch as u32 });
+        }
     }
 
     pub(super) fn on_array_done(&mut self, die: u32) -> Result<(), SimError> {

@@ -44,7 +44,7 @@ impl Simulation<'_> {
         }
     }
 
-    fn suspension_on(&self) -> bool {
+    pub(super) fn suspension_on(&self) -> bool {
         self.cfg.suspend.policy != SuspendPolicy::Off
     }
 

@@ -4,6 +4,7 @@ mod bad_input;
 mod dedup;
 mod destage;
 mod determinism;
+mod elision;
 mod figures;
 mod hire;
 mod host;
@@ -153,7 +154,7 @@ pub fn run_requests(
         seed: 1,
         verify: true,
         power_loss_at_ns,
-        max_memory_bytes: None,
+        ..Default::default()
     };
     Simulation::build(cfg, opts, &mut it, Some(&mut pre), &|_, _| {})
         .unwrap()
