@@ -543,15 +543,26 @@ impl Ftl {
     }
 
     /// Whether GC should start a job on `plane` now: [`Ftl::needs_gc`], and with
-    /// `ftl.gc_start = "new-block"` a further job only if the plane took a free block since
-    /// the last check (each check consumes that).
+    /// `ftl.gc_start = "new-block"` only if the plane took a free block since the last check
+    /// (each check consumes that), or if it runs no job and has no more free blocks than one
+    /// job reserves (so a plane that stopped taking blocks cannot starve).
     pub fn may_start_gc(&mut self, plane: PlaneId) -> bool {
         let p = &mut self.planes[plane.0 as usize];
         let took = std::mem::take(&mut p.took_block);
-        if self.gc_start == GcStart::NewBlock && p.gc_jobs > 0 && !took {
+        let starving = p.gc_jobs == 0 && p.free_blocks() <= self.gc_reserve;
+        if self.gc_start == GcStart::NewBlock && !took && !starving {
             return false;
         }
         self.needs_gc(plane)
+    }
+
+    /// Forgets the blocks planes took while the drive was being built (preconditioning, a
+    /// mapping cache's first translation pages): they are not the run's, so with
+    /// `ftl.gc_start = "new-block"` they start no GC.
+    pub fn forget_block_takes(&mut self) {
+        for p in &mut self.planes {
+            p.took_block = false;
+        }
     }
 
     /// Chooses and claims a victim on `plane`; `None` if no block has an invalid page.
@@ -667,11 +678,12 @@ mod tests {
         assert!(f.can_alloc(plane, Stream::GC));
     }
 
-    /// With `gc_start = "new-block"` a plane at its threshold starts its first job at once and
-    /// a further one only after it has taken a free block; with `any-write`, at every check.
+    /// With `gc_start = "new-block"` a plane at its threshold starts a job only after it has
+    /// taken a free block (one job per block), as MQSim checks; with `any-write`, at every
+    /// check. Blocks taken while the drive was built count for nothing.
     #[test]
-    fn gc_start_new_block_starts_one_further_job_per_block_taken() {
-        for (mode, second_without_block) in [("any-write", true), ("new-block", false)] {
+    fn gc_start_new_block_starts_one_job_per_block_taken() {
+        for (mode, without_block) in [("any-write", true), ("new-block", false)] {
             let cfg = crate::config::ConfigBuilder::preset("tiny")
                 .unwrap()
                 .set("ftl.gc_jobs_per_plane=4")
@@ -688,23 +700,49 @@ mod tests {
                 f.commit_write(p, lpn % 64, lpn / 64 + 1);
                 lpn += 1;
             }
-            assert!(f.may_start_gc(plane), "{mode}: the first job");
-            f.claim_victim(plane, SimTime(0)).unwrap();
-            assert_eq!(f.may_start_gc(plane), second_without_block, "{mode}");
+            f.forget_block_takes();
+            assert_eq!(
+                f.may_start_gc(plane),
+                without_block,
+                "{mode}: no block taken"
+            );
             // Fill the open block so that the next page takes a free block.
-            loop {
+            let take_block = |f: &mut Ftl| loop {
                 let p = f.alloc(plane, Stream::USER, SimTime(0)).unwrap();
                 if f.geo.page_in_block(p) == 0 {
                     break;
                 }
-            }
-            assert!(f.may_start_gc(plane), "{mode}: after a block was taken");
-            assert_eq!(
-                f.may_start_gc(plane),
-                second_without_block,
-                "{mode}: checked once"
-            );
+            };
+            take_block(&mut f);
+            assert!(f.may_start_gc(plane), "{mode}: the first job");
+            f.claim_victim(plane, SimTime(0)).unwrap();
+            assert_eq!(f.may_start_gc(plane), without_block, "{mode}: checked once");
+            take_block(&mut f);
+            assert!(f.may_start_gc(plane), "{mode}: a second job after a block");
         }
+    }
+
+    /// With `gc_start = "new-block"` a plane with no job and no more free blocks than one job
+    /// reserves starts one without having taken a block (host writes cannot take one).
+    #[test]
+    fn gc_start_new_block_never_starves_a_plane() {
+        let cfg = crate::config::ConfigBuilder::preset("tiny")
+            .unwrap()
+            .set("ftl.gc_start=\"new-block\"")
+            .unwrap()
+            .build()
+            .unwrap();
+        let mut f = Ftl::new(&cfg, ChaCha8Rng::seed_from_u64(0)).unwrap();
+        let plane = PlaneId(0);
+        let mut lpn = 0;
+        // Host writes stop once the free blocks are down to what GC reserves.
+        while let Some(p) = f.alloc(plane, Stream::USER, SimTime(0)) {
+            f.commit_write(p, lpn % 64, lpn / 64 + 1);
+            lpn += 1;
+        }
+        assert!(f.planes[0].free_blocks() <= f.gc_reserve);
+        f.forget_block_takes();
+        assert!(f.may_start_gc(plane));
     }
 
     /// Block A: 2 valid pages, both zombies; block B: 3 valid pages. Greedy takes A; with

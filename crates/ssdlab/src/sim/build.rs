@@ -141,6 +141,7 @@ impl<'w> Simulation<'w> {
             sim.foreground = vec![ForegroundDie::default(); sim.geo.dies() as usize];
         }
         sim.each_policy::<()>(|p, cx| p.start(cx).map(|()| None))?;
+        sim.ftl.forget_block_takes();
         if opts.verify {
             verify::check_ftl(&sim.ftl, &|_| false)?;
         }
