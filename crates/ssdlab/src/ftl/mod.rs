@@ -653,20 +653,20 @@ impl Ftl {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
     use rand::SeedableRng;
 
-    fn tiny() -> Ftl {
-        Ftl::new(
-            &Config::preset("tiny").unwrap(),
-            ChaCha8Rng::seed_from_u64(0),
-        )
-        .unwrap()
+    /// The `tiny` drive's FTL with `key=value` overrides.
+    fn tiny(sets: &[&str]) -> Ftl {
+        let mut b = crate::config::ConfigBuilder::preset("tiny").unwrap();
+        for s in sets {
+            b = b.set(s).unwrap();
+        }
+        Ftl::new(&b.build().unwrap(), ChaCha8Rng::seed_from_u64(0)).unwrap()
     }
 
     #[test]
     fn user_writes_cannot_take_the_last_free_block() {
-        let mut f = tiny();
+        let mut f = tiny(&[]);
         let plane = PlaneId(0);
         let ppb = f.geo.pages_per_block;
         let mut written = 0;
@@ -684,15 +684,10 @@ mod tests {
     #[test]
     fn gc_start_new_block_starts_one_job_per_block_taken() {
         for (mode, without_block) in [("any-write", true), ("new-block", false)] {
-            let cfg = crate::config::ConfigBuilder::preset("tiny")
-                .unwrap()
-                .set("ftl.gc_jobs_per_plane=4")
-                .unwrap()
-                .set(&format!("ftl.gc_start=\"{mode}\""))
-                .unwrap()
-                .build()
-                .unwrap();
-            let mut f = Ftl::new(&cfg, ChaCha8Rng::seed_from_u64(0)).unwrap();
+            let mut f = tiny(&[
+                "ftl.gc_jobs_per_plane=4",
+                &format!("ftl.gc_start=\"{mode}\""),
+            ]);
             let plane = PlaneId(0);
             let mut lpn = 0;
             while !f.needs_gc(plane) {
@@ -726,13 +721,7 @@ mod tests {
     /// reserves starts one without having taken a block (host writes cannot take one).
     #[test]
     fn gc_start_new_block_never_starves_a_plane() {
-        let cfg = crate::config::ConfigBuilder::preset("tiny")
-            .unwrap()
-            .set("ftl.gc_start=\"new-block\"")
-            .unwrap()
-            .build()
-            .unwrap();
-        let mut f = Ftl::new(&cfg, ChaCha8Rng::seed_from_u64(0)).unwrap();
+        let mut f = tiny(&["ftl.gc_start=\"new-block\""]);
         let plane = PlaneId(0);
         let mut lpn = 0;
         // Host writes stop once the free blocks are down to what GC reserves.
@@ -748,21 +737,13 @@ mod tests {
     /// Block A: 2 valid pages, both zombies; block B: 3 valid pages. Greedy takes A; with
     /// delay A counts 4 and B is taken.
     fn victim_with(gc: &str) -> (BlockId, BlockId, BlockId) {
-        let cfg = crate::config::ConfigBuilder::preset("tiny")
-            .unwrap()
-            .set("geometry.pages_per_block=4")
-            .unwrap()
-            .set("geometry.blocks_per_plane=64")
-            .unwrap()
-            .set("buffer.host_pages=8")
-            .unwrap()
-            .set("buffer.device_pages=8")
-            .unwrap()
-            .set(&format!("shadow.gc={gc}"))
-            .unwrap()
-            .build()
-            .unwrap();
-        let mut f = Ftl::new(&cfg, ChaCha8Rng::seed_from_u64(0)).unwrap();
+        let mut f = tiny(&[
+            "geometry.pages_per_block=4",
+            "geometry.blocks_per_plane=64",
+            "buffer.host_pages=8",
+            "buffer.device_pages=8",
+            &format!("shadow.gc={gc}"),
+        ]);
         let plane = PlaneId(0);
         let write = |f: &mut Ftl, lpn: u32, v: u32| {
             let p = f.alloc(plane, Stream::USER, SimTime(0)).unwrap();
@@ -792,13 +773,7 @@ mod tests {
     #[test]
     fn shared_gc_blocks_put_relocations_in_the_host_block_and_keep_gc_its_reserve() {
         for (shared, same) in [("separate", false), ("shared", true)] {
-            let cfg = crate::config::ConfigBuilder::preset("tiny")
-                .unwrap()
-                .set(&format!("ftl.gc_blocks={shared}"))
-                .unwrap()
-                .build()
-                .unwrap();
-            let mut f = Ftl::new(&cfg, ChaCha8Rng::seed_from_u64(0)).unwrap();
+            let mut f = tiny(&[&format!("ftl.gc_blocks={shared}")]);
             let plane = PlaneId(0);
             let host = f.alloc(plane, Stream::USER, SimTime(0)).unwrap();
             let moved = f.alloc(plane, Stream::GC, SimTime(0)).unwrap();
@@ -814,13 +789,7 @@ mod tests {
             }
         }
         // While GC runs on a plane at its reserve, host writes leave the shared block to it.
-        let cfg = crate::config::ConfigBuilder::preset("tiny")
-            .unwrap()
-            .set("ftl.gc_blocks=shared")
-            .unwrap()
-            .build()
-            .unwrap();
-        let mut f = Ftl::new(&cfg, ChaCha8Rng::seed_from_u64(0)).unwrap();
+        let mut f = tiny(&["ftl.gc_blocks=shared"]);
         let plane = PlaneId(0);
         let logical = f.map.logical_pages();
         let mut written = 0;
@@ -853,13 +822,7 @@ mod tests {
 
     #[test]
     fn zombie_counts_follow_the_page() {
-        let cfg = crate::config::ConfigBuilder::preset("tiny")
-            .unwrap()
-            .set("buffer.host_pages=8")
-            .unwrap()
-            .build()
-            .unwrap();
-        let mut f = Ftl::new(&cfg, ChaCha8Rng::seed_from_u64(0)).unwrap();
+        let mut f = tiny(&["buffer.host_pages=8"]);
         let plane = PlaneId(0);
         let block = |f: &Ftl, lpn: u32| f.geo.block_of(Ppn(f.map.ppn(lpn))).0 as usize;
         let p = f.alloc(plane, Stream::USER, SimTime(0)).unwrap();
@@ -886,7 +849,7 @@ mod tests {
 
     #[test]
     fn overwrite_invalidates_and_gc_moves_keep_mapping() {
-        let mut f = tiny();
+        let mut f = tiny(&[]);
         let plane = PlaneId(0);
         let a = f.alloc(plane, Stream::USER, SimTime(0)).unwrap();
         f.commit_write(a, 7, 1);
