@@ -1,7 +1,11 @@
 //! The simulation: one value owning every component, one event dispatcher.
 //!
 //! Components hold no pointers to each other; handlers in this module (split by concern into
-//! `host`, `die` and `gc`) read and update them and push new events.
+//! `host`, `die`, `gc`, `phases`, `elide` and the rest) read and update them and push new events.
+//!
+//! About 510 lines, kept whole: the `Simulation` value (its fields, each documented), the event
+//! types and the event loop with its end-of-run checks are the one place every handler meets;
+//! the handlers themselves live in the submodules.
 
 mod admit;
 mod buffered;
