@@ -115,20 +115,45 @@ impl Elision {
 }
 
 impl Simulation<'_> {
-    /// Another early event at `at` comes before one whose slot is at `slot` (reserved now,
-    /// so later than theirs) exactly when its slot does; one whose slot is later must give
-    /// way: it is settled.
-    fn make_way(&mut self, at: SimTime, slot: SimTime) {
+    /// Settles every operation left out whose early event is at `at` and for which `yields`
+    /// holds (most times have none: the filter answers without a scan).
+    fn settle_early_at(&mut self, at: SimTime, yields: impl Fn(&Left) -> bool) {
         if self.elision.early[bucket(at.ns())] == 0 {
             return;
         }
         for ch in 0..self.elision.early_at.len() {
             if self.elision.early_at[ch] == at.ns()
-                && self.elision.left[ch].is_some_and(|l| l.slot().0 > slot)
+                && self.elision.left[ch].is_some_and(|l| yields(&l))
             {
                 self.settle(ch);
             }
         }
+    }
+
+    /// Leaves out the first event of the operation `die` runs on channel `ch`: `early`, at
+    /// `early_at`, takes the left-out event's number; `left` records the rest. Another early
+    /// event at `early_at` comes before this one (its number is reserved now, later than theirs)
+    /// exactly when its slot does; one whose slot is later must give way, and so must one at
+    /// the left-out event's own time (it is scheduled all the same, as far as early events
+    /// are concerned).
+    fn leave_out(
+        &mut self,
+        die: usize,
+        ch: usize,
+        early_at: SimTime,
+        early: fn(u32, u32) -> Event,
+        left: impl FnOnce(u64) -> Left,
+    ) {
+        let seq = self.events.reserve();
+        let left = left(seq);
+        let slot = left.slot().0;
+        self.settle_early_at(early_at, |l| l.slot().0 > slot);
+        self.check_elided(slot);
+        let d = &mut self.dies[die];
+        d.state = DieState::Array;
+        self.events
+            .push_reserved(early_at, seq, early(die as u32, d.generation));
+        self.elision.put(ch, left, early_at);
     }
 
     /// The program `die` starts moving its pages over idle channel `ch` now, for `duration`
@@ -141,19 +166,13 @@ impl Simulation<'_> {
         let end = self.now + duration;
         let leader = self.dies[die].op;
         let done = end + self.timing.command_ns + self.program_ns(leader);
-        self.make_way(done, end);
-        // The left-out event is scheduled all the same, as far as early events are concerned.
-        self.check_elided(end);
-        let seq = self.events.reserve();
-        let d = &mut self.dies[die];
-        d.state = DieState::Array;
-        let ev = Event::ElidedDone {
-            die: die as u32,
-            generation: d.generation,
-        };
-        self.events.push_reserved(done, seq, ev);
-        let die = die as u32;
-        self.elision.put(ch, Left::Program { die, end, seq }, done);
+        let early = |die, generation| Event::ElidedDone { die, generation };
+        let d = die as u32;
+        self.leave_out(die, ch, done, early, |seq| Left::Program {
+            die: d,
+            end,
+            seq,
+        });
         true
     }
 
@@ -181,23 +200,15 @@ impl Simulation<'_> {
             return false;
         }
         let bus_ns = self.transfer_ns(leader);
-        self.make_way(sensed + bus_ns, sensed);
-        self.check_elided(sensed);
-        let seq = self.events.reserve();
-        let d = &mut self.dies[die];
-        d.state = DieState::Array;
-        let ev = Event::ElidedBus {
-            die: die as u32,
-            generation: d.generation,
-        };
-        self.events.push_reserved(sensed + bus_ns, seq, ev);
-        let left = Left::Read {
-            die: die as u32,
+        let early = |die, generation| Event::ElidedBus { die, generation };
+        let d = die as u32;
+        let left = |seq| Left::Read {
+            die: d,
             sensed,
             seq,
             bus_ns,
         };
-        self.elision.put(ch, left, sensed + bus_ns);
+        self.leave_out(die, ch, sensed + bus_ns, early, left);
         true
     }
 
@@ -276,13 +287,6 @@ impl Simulation<'_> {
     /// is still ahead must give way to its left-out event (see the module's note).
     #[inline]
     pub(super) fn check_elided(&mut self, at: SimTime) {
-        if self.elision.early[bucket(at.ns())] == 0 {
-            return;
-        }
-        for ch in 0..self.elision.early_at.len() {
-            if self.elision.early_at[ch] == at.ns() {
-                self.settle(ch);
-            }
-        }
+        self.settle_early_at(at, |_| true);
     }
 }

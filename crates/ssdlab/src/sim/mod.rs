@@ -274,7 +274,7 @@ pub struct Simulation<'w> {
     events: EventQueue<Event>,
     /// Sequence number of the event being handled (its place among same-time events).
     cur_seq: u64,
-    /// Bus transfers whose `BusDone` is left out.
+    /// Operations whose first phase's event is left out (`sim/elide.rs`).
     elision: elide::Elision,
     events_handled: u64,
     dies: Vec<Die>,

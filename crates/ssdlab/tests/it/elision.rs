@@ -16,10 +16,7 @@ fn run(cfg: &Config, spec: &SynthSpec, seed: u64, full_events: bool) -> (serde_j
         ..Default::default()
     };
     let s = Simulation::new(cfg, opts, &mut gen).unwrap().run().unwrap();
-    let events = s.sim.events;
-    let mut v = serde_json::to_value(&s).unwrap();
-    v.as_object_mut().unwrap().remove("sim");
-    (v, events)
+    (crate::without_wall_clock(&s), s.sim.events)
 }
 
 /// `requests` of 4–16 KiB over 60 % of a drive of `pages` 4 KiB pages, `iat_us` apart.

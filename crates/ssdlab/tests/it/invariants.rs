@@ -148,12 +148,7 @@ proptest! {
         let mut pre = spec.generate().unwrap();
         let full = RunOptions { full_events: true, ..opts };
         let f = Simulation::build(&cfg, full, &mut gen, Some(&mut pre), &|_, _| {}).unwrap().run().unwrap();
-        let strip = |s: &ssdlab::metrics::Summary| {
-            let mut v = serde_json::to_value(s).unwrap();
-            v.as_object_mut().unwrap().remove("sim");
-            v
-        };
-        prop_assert_eq!(strip(&s), strip(&f));
+        prop_assert_eq!(crate::without_wall_clock(&s), crate::without_wall_clock(&f));
         prop_assert_eq!(s.requests, 1500);
         prop_assert!(buffer > 0 || voltage == "hire" || s.write_amplification >= 1.0 || s.host_pages["write"] == 0);
         // Every program is a host page flushed (all of them without a buffer), a GC move or a

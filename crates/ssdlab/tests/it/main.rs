@@ -30,6 +30,14 @@ use ssdlab::workload::trace::{TraceError, TraceOptions, TraceReader};
 use ssdlab::workload::{IoOp, Request};
 use std::path::PathBuf;
 
+/// `s` as JSON without its wall-clock section (`sim`): what two runs of one workload must
+/// agree on.
+pub fn without_wall_clock(s: &Summary) -> serde_json::Value {
+    let mut v = serde_json::to_value(s).unwrap();
+    v.as_object_mut().unwrap().remove("sim");
+    v
+}
+
 /// Runs `cfg` on `reqs` with verification and returns the summary and every request's response
 /// time, µs, in completion order.
 pub fn run_recorded(cfg: &Config, reqs: Vec<Result<Request, TraceError>>) -> (Summary, Vec<f64>) {
