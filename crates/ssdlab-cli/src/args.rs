@@ -191,6 +191,10 @@ pub struct RunArgs {
     /// observe them: slower, same results (a cross-check of that optimisation).
     #[arg(long)]
     pub full_events: bool,
+    /// Keep a version beside every mapping entry also without --verify: more memory, same
+    /// results (a cross-check of the sparse version records).
+    #[arg(long)]
+    pub full_versions: bool,
     /// Simulate a power loss at this simulated time, µs: volatile replication state (HotR /
     /// DedupHR Map_table, R-LRU lists, staging copies) is lost and the run goes on.
     #[arg(long, value_name = "US", allow_negative_numbers = true)]

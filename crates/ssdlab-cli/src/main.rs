@@ -89,7 +89,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Config {
             cmd: ConfigCmd::Memory(a),
         } => {
-            let e = ssdlab::schemes::memory_estimate(&build_config(&a)?);
+            let e = ssdlab::schemes::memory_estimate(&build_config(&a)?, false);
             for (what, bytes) in &e.parts {
                 outln!("{:>12}  {what}", ssdlab::sim::memory::mib(*bytes));
             }
@@ -194,6 +194,7 @@ fn run(a: RunArgs) -> Result<()> {
         power_loss_at_ns,
         max_memory_bytes: a.memory.limit()?,
         full_events: a.full_events,
+        full_versions: a.full_versions,
     };
     let mut reader: Option<TraceReader> = None;
     let mut synth;

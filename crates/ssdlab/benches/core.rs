@@ -8,6 +8,7 @@ use ssdlab::engine::EventQueue;
 use ssdlab::flash::PlaneId;
 use ssdlab::ftl::blocks::{BlockInfo, BlockState, Stream};
 use ssdlab::ftl::gc::{Greedy, VictimPolicy};
+use ssdlab::ftl::mapping::VersionTables;
 use ssdlab::ftl::Ftl;
 use ssdlab::time::SimTime;
 
@@ -33,7 +34,7 @@ fn event_queue(c: &mut Criterion) {
 
 fn mapping(c: &mut Criterion) {
     let cfg = Config::preset("hotr").unwrap();
-    let mut ftl = Ftl::new(&cfg, ChaCha8Rng::seed_from_u64(1)).unwrap();
+    let mut ftl = Ftl::new(&cfg, ChaCha8Rng::seed_from_u64(1), VersionTables::Sparse).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(2);
     let planes = ftl.geo.planes();
     let logical = ftl.map.logical_pages();
@@ -44,6 +45,8 @@ fn mapping(c: &mut Criterion) {
             if let Some(p) = ftl.alloc(plane, Stream::USER, SimTime(0)) {
                 let v = ftl.map.next_version(lpn);
                 ftl.commit_write(p, lpn, v);
+                // What the simulation does once no program of the page is in flight.
+                ftl.map.release(lpn);
             }
         });
     });

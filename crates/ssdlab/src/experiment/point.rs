@@ -273,6 +273,7 @@ impl Point {
             power_loss_at_ns: None,
             max_memory_bytes: max_memory,
             full_events: false,
+            full_versions: false,
         };
         let summary: Summary = match &self.source {
             WorkloadRef::Trace {

@@ -199,9 +199,9 @@ fn run_one(
     if existing_hash(&path).as_deref() == Some(hash.as_str()) {
         return PointOutcome::Skipped(p.id.clone());
     }
-    let need = p
-        .config()
-        .map_or(0, |cfg| crate::schemes::memory_estimate(&cfg).total());
+    let need = p.config().map_or(0, |cfg| {
+        crate::schemes::memory_estimate(&cfg, p.verify).total()
+    });
     let _taken = budget.map(|b| b.take(need));
     let stored = p.run(hash, budget.map(|b| b.total)).and_then(|r| {
         let text = serde_json::to_string_pretty(&r).expect("results serialise");

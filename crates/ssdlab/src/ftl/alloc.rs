@@ -227,6 +227,7 @@ pub fn policy(cfg: &crate::config::Config, g: &Geometry, logical: u32) -> Box<dy
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ftl::mapping::VersionTables;
 
     fn geo() -> Geometry {
         Geometry {
@@ -307,7 +308,7 @@ mod tests {
             blocks[b].write_ptr = 4;
             blocks[b].opened = p as u32 + 1;
         }
-        let mut map = Mapping::new(16, 32 * 8).unwrap();
+        let mut map = Mapping::new(16, 32 * 8, VersionTables::Sparse).unwrap();
         let mut m = MostFree {
             striping: Striping::new([StripeDim::Plane; 4], &g),
             limit: 1000,
@@ -345,7 +346,7 @@ mod tests {
     #[test]
     fn least_busy_avoids_loaded_and_pressured_dies() {
         let g = geo();
-        let map = Mapping::new(1, 1).unwrap();
+        let map = Mapping::new(1, 1, VersionTables::Sparse).unwrap();
         let planes = planes_with_free(&[5, 6, 5, 5, 1, 1, 5, 5]);
         let dies = dies_with_load(&[3, 1, 0, 2]);
         let view = AllocView {

@@ -183,13 +183,13 @@ impl Ftl {
         let total = set.n + extra;
         let done = AtomicU64::new(0);
         let report = |pages: u64| progress(done.fetch_add(pages, Ordering::Relaxed) + pages, total);
-        let physical = self.map.physical_mut();
+        let (physical, stride) = self.map.physical_mut();
         self.blocks
             .par_chunks_mut(bpp)
             .zip(self.levels.par_chunks_mut(bpp))
             .zip(self.gc_keys.par_chunks_mut(bpp))
             .zip(self.planes.par_iter_mut())
-            .zip(physical.par_chunks_mut(bpp * ppb as usize))
+            .zip(physical.par_chunks_mut(bpp * ppb as usize * stride))
             .enumerate()
             .try_for_each(|(plane, ((((blocks, levels), keys), info), pages))| {
                 if homed[plane] == 0 {
@@ -227,7 +227,7 @@ impl Ftl {
                 if rules.shuffle {
                     filled.shuffle(&mut rng);
                 }
-                f.place(&filled, pages, &mut rng);
+                f.place(&filled, pages, stride, &mut rng);
                 Ok(())
             })?;
         self.map.link_logical();
@@ -442,22 +442,25 @@ impl PlaneFill<'_> {
 
     /// Writes the physical side of the plane's pages: each block's valid pages are a uniform
     /// subset of its written ones (selection sampling; all of them when none is invalid),
-    /// holding `lpns` in order, version 1.
-    fn place(&self, lpns: &[u32], pages: &mut [[u32; 2]], rng: &mut ChaCha8Rng) {
+    /// holding `lpns` in order, version 1 (entries of `stride` `u32`s: the logical page, then
+    /// with full version tables the version).
+    fn place(&self, lpns: &[u32], pages: &mut [u32], stride: usize, rng: &mut ChaCha8Rng) {
         let ppb = self.rules.ppb as usize;
         let mut next = lpns.iter();
-        for (blk, pages) in self.blocks.iter().zip(pages.chunks_mut(ppb)) {
+        for (blk, pages) in self.blocks.iter().zip(pages.chunks_mut(ppb * stride)) {
             // Data lies in the data pages only.
             let (mut need, written) = (blk.valid, blk.write_ptr.min(self.rules.data_ppb));
-            for (t, page) in pages[..written as usize].iter_mut().enumerate() {
+            let written_pages = pages[..written as usize * stride].chunks_exact_mut(stride);
+            for (t, page) in written_pages.enumerate() {
                 let left = written - t as u32;
                 let take = need == left || (need > 0 && rng.random_range(0..left) < need);
-                *page = if take {
+                let entry = if take {
                     need -= 1;
                     [*next.next().expect("one filled page per valid page"), 1]
                 } else {
                     [NONE, 0]
                 };
+                page.copy_from_slice(&entry[..stride]);
             }
         }
     }

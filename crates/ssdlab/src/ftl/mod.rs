@@ -122,11 +122,15 @@ pub fn staging_blocks(cfg: &Config, geo: &Geometry) -> Vec<u32> {
 }
 
 impl Ftl {
-    /// An empty (fully erased) drive.
+    /// An empty (fully erased) drive whose mapping keeps versions in `tables`.
     ///
     /// # Errors
     /// [`mapping::OutOfMemory`] if the drive's tables do not fit in memory.
-    pub fn new(cfg: &Config, gc_rng: ChaCha8Rng) -> Result<Self, mapping::OutOfMemory> {
+    pub fn new(
+        cfg: &Config,
+        gc_rng: ChaCha8Rng,
+        tables: mapping::VersionTables,
+    ) -> Result<Self, mapping::OutOfMemory> {
         let geo = Geometry::of(cfg);
         let mut planes: Vec<PlaneInfo> = (0..geo.planes())
             .map(|p| PlaneInfo::new(p * geo.blocks_per_plane, geo.blocks_per_plane))
@@ -149,6 +153,7 @@ impl Ftl {
                     cmt::MappingCache::translation_pages(logical_pages(cfg), per_page)
                 }),
                 geo.pages(),
+                tables,
             )?,
             blocks,
             levels: vec![Level::Normal; geo.blocks() as usize],
@@ -362,8 +367,7 @@ impl Ftl {
     }
 
     /// A program into `ppn` finished: the block settles to `Full` once written and idle.
-    fn settle(&mut self, ppn: Ppn, version: u32) {
-        self.map.programmed(ppn.0, version);
+    fn settle(&mut self, ppn: Ppn) {
         let block = self.geo.block_of(ppn).0 as usize;
         self.planes[self.geo.plane_of(ppn).0 as usize].inflight -= 1;
         let b = &mut self.blocks[block];
@@ -437,15 +441,24 @@ impl Ftl {
     /// version already did (writes to different dies may finish out of order). Returns the
     /// physical page it made invalid, if any.
     pub fn commit_write(&mut self, ppn: Ppn, lpn: u32, version: u32) -> Option<Ppn> {
-        self.settle(ppn, version);
+        self.map.programmed(ppn.0, version);
+        self.settle(ppn);
         if version > self.map.mapped_version(lpn) {
             let old = self.remap(lpn, ppn.0);
+            self.map.mapped_as(lpn, version);
             self.invalidate(old);
             self.validate(ppn);
             self.cache_host_update(lpn);
             return (old != NONE).then_some(Ppn(old));
         }
         None
+    }
+
+    /// A write made outside the simulation (a fill, a translation page stored at the start)
+    /// landed: committed, with no program of `lpn` left in flight.
+    pub(crate) fn commit_fill(&mut self, ppn: Ppn, lpn: u32, version: u32) {
+        self.commit_write(ppn, lpn, version);
+        self.map.release(lpn);
     }
 
     /// A host write or trim changed `lpn`'s mapping: its cached entry turns dirty.
@@ -466,8 +479,8 @@ impl Ftl {
     /// GC copied `lpn` from `src` to `dst`. The copy becomes the mapping only if `src` is still
     /// the current location (a host overwrite in between makes the copy stale).
     pub fn commit_move(&mut self, src: Ppn, dst: Ppn, lpn: u32) {
-        let version = self.map.held(src.0);
-        self.settle(dst, version);
+        self.map.copied(src.0, dst.0);
+        self.settle(dst);
         if self.map.is_at(lpn, src.0) {
             let old = self.remap(lpn, dst.0);
             self.invalidate(old);
@@ -479,7 +492,8 @@ impl Ftl {
     /// A never-written page (pre-existing data, version 0) was programmed into `dst` by a
     /// migration: it becomes the mapping if the page is still unwritten.
     pub fn commit_materialize(&mut self, dst: Ppn, lpn: u32) {
-        self.settle(dst, 0);
+        self.map.programmed(dst.0, 0);
+        self.settle(dst);
         if self.map.is_at(lpn, NONE) {
             self.remap(lpn, dst.0);
             self.validate(dst);
@@ -520,7 +534,7 @@ impl Ftl {
                 .alloc(plane, Stream::USER, SimTime::ZERO)
                 .ok_or(precondition::PreconditionError { plane: plane.0 })?;
             let version = self.map.next_version(lpn);
-            self.commit_write(ppn, lpn, version);
+            self.commit_fill(ppn, lpn, version);
         }
         let copy = if verify {
             (0..host).map(|l| self.map.ppn(l)).collect()
@@ -534,7 +548,8 @@ impl Ftl {
     /// A page programmed outside the mapping (the parity of a TTFlash stripe that died while
     /// it was being programmed): written, never valid.
     pub fn commit_unmapped(&mut self, ppn: Ppn) {
-        self.settle(ppn, 0);
+        self.map.programmed(ppn.0, 0);
+        self.settle(ppn);
     }
 
     /// Whether `plane` should start GC now.
@@ -653,6 +668,7 @@ impl Ftl {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ftl::mapping::VersionTables;
     use rand::SeedableRng;
 
     /// The `tiny` drive's FTL with `key=value` overrides.
@@ -661,7 +677,12 @@ mod tests {
         for s in sets {
             b = b.set(s).unwrap();
         }
-        Ftl::new(&b.build().unwrap(), ChaCha8Rng::seed_from_u64(0)).unwrap()
+        Ftl::new(
+            &b.build().unwrap(),
+            ChaCha8Rng::seed_from_u64(0),
+            VersionTables::Full,
+        )
+        .unwrap()
     }
 
     #[test]

@@ -157,7 +157,7 @@ impl Ftl {
                     .ok_or(PreconditionError { plane: plane.0 })?
             }
         };
-        self.commit_write(ppn, lpn, version);
+        self.commit_fill(ppn, lpn, version);
         self.settle_summaries();
         while self.needs_gc(plane) {
             self.instant_gc(plane)?;
@@ -221,11 +221,16 @@ mod tests {
     use super::*;
     use crate::config::ConfigBuilder;
     use crate::ftl::blocks::BlockState;
-    use crate::ftl::mapping::NONE;
+    use crate::ftl::mapping::{VersionTables, NONE};
     use rand::SeedableRng;
 
     /// An 8-plane drive of 256 blocks × 32 pages filled to 90 % with `sets` applied.
     fn filled(sets: &[&str], seed: u64) -> Ftl {
+        filled_with(sets, seed, VersionTables::Full)
+    }
+
+    /// [`filled`] keeping versions in `tables`.
+    fn filled_with(sets: &[&str], seed: u64, tables: VersionTables) -> Ftl {
         let mut b = ConfigBuilder::preset("tiny").unwrap();
         for s in [
             "geometry.planes_per_die=8",
@@ -240,7 +245,7 @@ mod tests {
         }
         let cfg = b.build().unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut f = Ftl::new(&cfg, rng.clone()).unwrap();
+        let mut f = Ftl::new(&cfg, rng.clone(), tables).unwrap();
         f.precondition(&cfg.precondition, &mut rng, Level::Normal, &|_, _| {})
             .unwrap();
         f
@@ -266,6 +271,32 @@ mod tests {
             );
             let valid: u32 = f.blocks.iter().map(|b| b.valid).sum();
             assert_eq!(valid, mapped, "{method}");
+        }
+    }
+
+    #[test]
+    fn sparse_versions_fill_the_same_drive() {
+        for method in ["direct", "simulated"] {
+            let sets = [
+                "precondition.pattern=random",
+                "precondition.overwrite=2.0",
+                &format!("precondition.method={method}"),
+            ];
+            let full = filled_with(&sets, 3, VersionTables::Full);
+            let sparse = filled_with(&sets, 3, VersionTables::Sparse);
+            let (f, s) = (&full.map, &sparse.map);
+            let mut unwritten = 0;
+            for x in 0..f.logical_pages() {
+                assert_eq!(f.ppn(x), s.ppn(x), "{method}: page {x}");
+                assert_eq!(f.newest(x) > 0, s.newest(x) > 0, "{method}: page {x}");
+                assert_eq!(s.newest(x), s.mapped_version(x), "{method}: page {x}");
+                unwritten += u32::from(s.is_at(x, NONE));
+            }
+            assert!(
+                unwritten > 0,
+                "{method}: a 90 % fill leaves pages unwritten"
+            );
+            assert_eq!(s.open_records(), 0, "{method}");
         }
     }
 

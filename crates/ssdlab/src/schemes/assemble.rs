@@ -40,8 +40,8 @@ impl Policies {
 }
 
 /// The memory a run of `cfg` needs, by part (its schemes' tables included).
-pub fn memory_estimate(cfg: &Config) -> MemoryEstimate {
-    crate::sim::memory::estimate_with(cfg, &Policies::for_config(cfg))
+pub fn memory_estimate(cfg: &Config, full_versions: bool) -> MemoryEstimate {
+    crate::sim::memory::estimate_with(cfg, &Policies::for_config(cfg), full_versions)
 }
 
 impl<'w> Simulation<'w> {

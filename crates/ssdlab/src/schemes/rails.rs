@@ -101,6 +101,10 @@ impl Lifecycle for Rails {
     fn table_bytes(&self, _cfg: &Config, t: &Tables) -> Option<(&'static str, u64)> {
         Some(("mirror table", 4 * t.physical))
     }
+    /// A twin page is current only while it holds the version its partner holds.
+    fn compares_versions(&self) -> bool {
+        true
+    }
     fn seams(&self) -> &'static [Seam] {
         &[Seam::ReadRoute, Seam::Placed, Seam::Erasing, Seam::Idle]
     }

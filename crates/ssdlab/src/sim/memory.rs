@@ -7,6 +7,7 @@ use super::{Op, ReqState};
 use crate::config::Config;
 use crate::flash::Geometry;
 use crate::ftl::blocks::{BlockInfo, PlaneInfo};
+use crate::ftl::mapping::VersionTables;
 
 /// Bytes of per-page state of an LRU buffer (slot plus index entry at the hash map's worst
 /// load).
@@ -70,17 +71,26 @@ pub fn bytes_per_page_in_flight() -> u64 {
 
 /// The memory a run of `cfg` with `policies` (the slots its schemes fill) needs, by part;
 /// `crate::schemes::memory_estimate` fills the policies from the registry.
-pub fn estimate_with(cfg: &Config, policies: &super::policy::Policies) -> MemoryEstimate {
+pub fn estimate_with(
+    cfg: &Config,
+    policies: &super::policy::Policies,
+    full_versions: bool,
+) -> MemoryEstimate {
     let geo = Geometry::of(cfg);
     let t = Tables {
         logical: u64::from(crate::ftl::logical_pages(cfg)),
         physical: u64::from(geo.pages()),
         blocks: u64::from(geo.blocks()),
     };
+    let tables = policies.version_tables(full_versions);
     let mut parts = vec![
         (
-            "mapping (8 B per logical and per physical page)".to_string(),
-            8 * (t.logical + t.physical),
+            match tables {
+                VersionTables::Full => "mapping (8 B per logical and per physical page: full version tables)",
+                VersionTables::Sparse => "mapping (4 B per logical and per physical page, a written bit per logical page)",
+            }
+            .to_string(),
+            tables.bytes(t.logical, t.physical),
         ),
         (
             "block state".to_string(),

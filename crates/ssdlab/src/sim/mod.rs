@@ -111,9 +111,20 @@ pub struct RunOptions {
     /// Schedule every phase's event, including those left out while nothing can observe
     /// them (`sim/elide.rs`): slower, same results; for cross-checking.
     pub full_events: bool,
+    /// Keep a version beside every mapping entry even without `verify` (`ftl/mapping.rs`):
+    /// more memory, same results; for cross-checking.
+    pub full_versions: bool,
     /// Refuse to start a run whose estimated memory ([`crate::schemes::memory_estimate`]) exceeds this many
     /// bytes (`None`: no limit).
     pub max_memory_bytes: Option<u64>,
+}
+
+impl RunOptions {
+    /// Whether the mapping keeps full version tables whatever the schemes ask: `verify`
+    /// checks versions, `full_versions` asks for them.
+    pub fn full_versions(&self) -> bool {
+        self.verify || self.full_versions
+    }
 }
 
 /// Typed events. Array completions carry the die's generation so a cancelled phase's
@@ -489,6 +500,7 @@ impl<'w> Simulation<'w> {
             p.0 -= 1;
             if p.0 == 0 {
                 self.pending_writes.remove(&lpn);
+                self.ftl.map.release(lpn);
                 if self.reads_after_write.is_empty() {
                     return;
                 }

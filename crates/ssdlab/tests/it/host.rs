@@ -176,16 +176,30 @@ fn page_window_delays_issue_but_keeps_arrival_times() {
 #[test]
 fn memory_estimate_grows_with_the_drive_the_window_and_the_schemes() {
     use ssdlab::schemes::memory_estimate as estimate;
-    let base = estimate(&config("hotr", &[])).total();
-    // At least 16 B per physical page of mapping on the 10,485,760-page drive.
-    assert!(base > 16 * 10_485_760, "{base}");
-    let bigger = estimate(&config("hotr", &["geometry.blocks_per_plane=4096"])).total();
+    let base = estimate(&config("hotr", &[]), false).total();
+    // At least 8 B per physical page of mapping on the 10,485,760-page drive (4 B a side
+    // without full version tables).
+    assert!(base > 8 * 10_485_760, "{base}");
+    let bigger = estimate(&config("hotr", &["geometry.blocks_per_plane=4096"]), false).total();
     assert!(bigger > base);
-    let dedup = estimate(&config("hotr", &["dedup.enabled=true"]));
+    let dedup = estimate(&config("hotr", &["dedup.enabled=true"]), false);
     assert!(dedup.parts.iter().any(|(w, _)| w == "dedup tables"));
     assert!(dedup.total() > base);
-    let narrow = estimate(&config("hotr", &["host.max_pages_in_flight=1"])).total();
+    let narrow = estimate(&config("hotr", &["host.max_pages_in_flight=1"]), false).total();
     assert!(narrow < base);
+    // Full version tables (--verify) take 4 B more per logical and per physical page, less
+    // the written bits; so does a scheme that compares versions (HotR's staged copies).
+    let full = estimate(&config("hotr", &[]), true).total();
+    assert!(full >= base + 4 * 2 * 9_000_000, "{full} vs {base}");
+    let staged = estimate(
+        &config(
+            "hotr",
+            &["staging.design=extra-chip", "staging.policy=hotr"],
+        ),
+        false,
+    )
+    .total();
+    assert!(staged > full, "{staged} vs {full}");
 }
 
 #[test]

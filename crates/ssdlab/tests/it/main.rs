@@ -5,6 +5,7 @@ mod dedup;
 mod destage;
 mod determinism;
 mod elision;
+
 mod figures;
 mod hire;
 mod host;
@@ -19,6 +20,7 @@ mod shadow;
 mod suspension;
 mod timing;
 mod traces;
+mod versions;
 mod wear;
 mod workloads;
 

@@ -231,6 +231,10 @@ impl Lifecycle for Shadow {
         let twins = u64::from(cfg.buffer.device_pages) * 16;
         Some(("host buffer and zombie bits", host + t.logical / 8 + twins))
     }
+    /// A restart sets a page's newest version back to the one the device still holds.
+    fn compares_versions(&self) -> bool {
+        true
+    }
     fn seams(&self) -> &'static [Seam] {
         &[Seam::Relocate, Seam::ClaimRefresh, Seam::BlockOpened]
     }

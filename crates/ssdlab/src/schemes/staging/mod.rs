@@ -379,6 +379,10 @@ impl Lifecycle for Staging {
         let rlru = (cfg.staging.hot_fraction * t.logical as f64) as u64 * LRU_BYTES_PER_PAGE;
         Some(("staging tables", t.logical / 4 + rlru + 48 * staging))
     }
+    /// A staged copy serves reads while its version is the newest, long after it was written.
+    fn compares_versions(&self) -> bool {
+        true
+    }
     fn seams(&self) -> &'static [Seam] {
         &[
             Seam::ReadRoute,

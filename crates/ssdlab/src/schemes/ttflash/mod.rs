@@ -208,6 +208,10 @@ impl Lifecycle for TtFlash {
         let stripes = t.logical / u64::from(cfg.redundancy.ttflash_k) + 1;
         Some(("parity tables", stripes * (8 + 32 + 16) + 4 * t.physical))
     }
+    /// Parity is updated for the current version of a page only, known when its program ends.
+    fn compares_versions(&self) -> bool {
+        true
+    }
     fn seams(&self) -> &'static [Seam] {
         &[Seam::ReadRoute, Seam::Placed, Seam::Trimmed]
     }

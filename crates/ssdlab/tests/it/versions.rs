@@ -1,0 +1,116 @@
+//! Sparse version records (`ftl/mapping.rs`, the default without `--verify`) change nothing:
+//! every run gives the same summary as with a version beside every mapping entry
+//! (`RunOptions::full_versions`).
+
+use proptest::prelude::*;
+use ssdlab::config::{Config, ConfigBuilder};
+use ssdlab::sim::{RunOptions, Simulation};
+use ssdlab::workload::synth::{Arrivals, SynthSpec};
+
+/// The summary as JSON without its wall-clock part.
+fn run(cfg: &Config, spec: &SynthSpec, seed: u64, full_versions: bool) -> serde_json::Value {
+    let mut gen = spec.generate().unwrap();
+    let opts = RunOptions {
+        seed,
+        full_versions,
+        ..Default::default()
+    };
+    let s = Simulation::new(cfg, opts, &mut gen).unwrap().run().unwrap();
+    crate::without_wall_clock(&s)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    /// Writes of one page finishing out of order on contended dies, GC moving pages while they
+    /// are rewritten, a device buffer (flushed on eviction or in the background, merged with
+    /// GC), reads waiting for programs, a mapping cache's translation pages, deduplication's
+    /// trims and a power loss: the same summary with sparse and full version tables.
+    #[test]
+    fn sparse_versions_match_full_ones(
+        seed in 0u64..1000,
+        channels in 1u32..3,
+        dies in 1u32..3,
+        planes in 1u32..3,
+        blocks in 16u32..40,
+        ppb in prop::sample::select(vec![4u32, 8, 16]),
+        write_ratio in 0.3f64..0.95,
+        fill in 0.0f64..0.9,
+        iat_us in prop::sample::select(vec![5.0f64, 30.0, 200.0]),
+        zipf in prop::sample::select(vec![0.0f64, 0.99]),
+        gc_mode in prop::sample::select(vec!["background", "urgent", "preemptive", "foreground"]),
+        mapping_cache in prop::sample::select(vec![0u32, 0, 16]),
+        buffer in prop::sample::select(vec![0u32, 0, 32]),
+        backlog in prop::sample::select(vec![0u32, 4]),
+        read_inflight in prop::sample::select(vec!["controller", "flash"]),
+        dedup in any::<bool>(),
+        power_loss in any::<bool>(),
+    ) {
+        // Deduplication runs without a device buffer or a mapping cache.
+        let dedup = dedup && buffer == 0 && mapping_cache == 0;
+        let mut b = ConfigBuilder::preset("tiny").unwrap();
+        for s in [
+            format!("geometry.channels={channels}"),
+            format!("geometry.dies_per_chip={dies}"),
+            format!("geometry.planes_per_die={planes}"),
+            format!("geometry.blocks_per_plane={blocks}"),
+            format!("geometry.pages_per_block={ppb}"),
+            "ftl.over_provisioning=0.4".into(),
+            "ftl.gc_threshold=0.1".into(),
+            format!("ftl.gc_mode={gc_mode}"),
+            format!("ftl.mapping_cache_entries={mapping_cache}"),
+            format!("ftl.read_inflight={read_inflight}"),
+            format!("buffer.device_pages={buffer}"),
+            format!("buffer.flush_backlog_pages={}", if buffer > 0 { backlog } else { 0 }),
+            format!("dedup.enabled={dedup}"),
+            format!("precondition.fill={fill}"),
+            "precondition.pattern=random".into(),
+        ] {
+            b = b.set(&s).unwrap();
+        }
+        let cfg = b.build().unwrap();
+        let pages = channels * dies * planes * blocks * ppb;
+        let spec = SynthSpec {
+            requests: 1500,
+            write_ratio,
+            size_kib: vec![4, 8, 16],
+            arrivals: Arrivals::Exponential(iat_us),
+            footprint_gib: f64::from(pages) * 4.0 * 0.5 / 1024.0 / 1024.0,
+            zipf,
+            dedup: if dedup { 0.5 } else { 0.0 },
+            seed,
+            ..SynthSpec::default()
+        };
+        let at = power_loss.then_some(iat_us as u64 * 700_000);
+        let run = |full| {
+            let mut gen = spec.generate().unwrap();
+            let opts = RunOptions { seed, full_versions: full, power_loss_at_ns: at, ..Default::default() };
+            crate::without_wall_clock(&Simulation::new(&cfg, opts, &mut gen).unwrap().run().unwrap())
+        };
+        prop_assert_eq!(run(false), run(true));
+    }
+}
+
+#[test]
+fn a_workload_of_rewrites_gives_the_same_summary() {
+    // Two pages rewritten back to back on a busy drive: many programs of one page in flight
+    // at once, finishing out of order across dies.
+    let cfg = ConfigBuilder::preset("tiny")
+        .unwrap()
+        .set("geometry.channels=4")
+        .unwrap()
+        .build()
+        .unwrap();
+    let spec = SynthSpec {
+        requests: 3000,
+        write_ratio: 0.9,
+        size_kib: vec![4],
+        arrivals: Arrivals::Exponential(2.0),
+        footprint_gib: 8.0 / 1024.0 / 1024.0,
+        seed: 7,
+        ..SynthSpec::default()
+    };
+    let sparse = run(&cfg, &spec, 1, false);
+    assert_eq!(sparse, run(&cfg, &spec, 1, true));
+    assert!(sparse["flash"]["programs"].as_u64().unwrap() > 2500);
+}
