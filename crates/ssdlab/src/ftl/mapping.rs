@@ -21,6 +21,7 @@
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
+use std::collections::hash_map::Entry;
 
 /// Marker for "no page".
 pub const NONE: u32 = u32::MAX;
@@ -63,22 +64,36 @@ impl VersionTables {
 /// `u32`s from which a table is first written in parallel: 16 MiB.
 const PARALLEL_TOUCH: usize = 1 << 22;
 
-/// A table of `n` entries of `stride` `u32`s, each `[NONE, 0…]`.
+/// A table of `n` entries of `stride` (1 or 2) `u32`s, each `[NONE]` or `[NONE, 0]`.
 fn filled(n: usize, stride: usize) -> Result<Vec<u32>, OutOfMemory> {
     let len = n * stride;
     let mut v = Vec::new();
     v.try_reserve_exact(len)
         .map_err(|_| OutOfMemory { bytes: len * 4 })?;
     advise_huge_pages(v.spare_capacity_mut());
-    let word = |i: usize| if i % stride == 0 { NONE } else { 0 };
-    // A large table is written in parallel: the kernel zeroes each page on the thread that
-    // first touches it, which dominates building a large drive's tables (huge pages
-    // especially). A small one is not worth starting the thread pool for.
+    // An entry's first `u32` is NONE, a version after it 0. A large table is written in
+    // parallel: the kernel zeroes each page on the thread that first touches it, which
+    // dominates building a large drive's tables (huge pages especially). A small one is not
+    // worth starting the thread pool for.
+    let write = |chunk: &mut [std::mem::MaybeUninit<u32>]| match stride {
+        1 => chunk.iter_mut().for_each(|entry| {
+            entry.write(NONE);
+        }),
+        _ => chunk.chunks_exact_mut(2).for_each(|entry| {
+            entry[0].write(NONE);
+            entry[1].write(0);
+        }),
+    };
+    let spare = &mut v.spare_capacity_mut()[..len];
     if len >= PARALLEL_TOUCH {
-        v.par_extend((0..len).into_par_iter().map(word));
+        // Chunks of whole entries (the stride divides the chunk length).
+        spare.par_chunks_mut(1 << 16).for_each(write);
     } else {
-        v.extend((0..len).map(word));
+        write(spare);
     }
+    // SAFETY: the capacity is at least `len` and every one of the first `len` elements was
+    // written just above (`stride` divides both `len` and the chunk length).
+    unsafe { v.set_len(len) };
     Ok(v)
 }
 
@@ -123,37 +138,30 @@ fn advise_huge_pages<T>(memory: &mut [T]) {
     let _ = memory;
 }
 
-/// The versions of a logical page while they say more than its written bit.
-#[derive(Debug, Clone, Copy)]
+/// What the tables alone do not say about a logical page: the programs of it in flight and,
+/// with sparse tables, its versions while they say more than its written bit.
+#[derive(Debug, Clone, Copy, Default)]
 struct Open {
-    /// Newest version written.
+    /// Programs of the page in flight (the controller holds their data).
+    programs: u32,
+    /// Newest version among them.
+    in_flight: u32,
+    /// Sparse tables: newest version written.
     newest: u32,
-    /// Version of the mapped physical page (meaningful while it is mapped).
+    /// Sparse tables: version of the mapped physical page (meaningful while it is mapped).
     mapped: u32,
 }
 
-/// Versions without per-page tables (see the module doc).
+/// One bit per logical page: the host wrote it at least once (sparse tables).
 #[derive(Debug, Clone, Default)]
-struct Sparse {
-    /// One bit per logical page: the host wrote it at least once.
-    written: Vec<u64>,
-    /// Pages whose versions the written bit alone does not describe.
-    open: FxHashMap<u32, Open>,
-}
+struct Written(Vec<u64>);
 
-impl Sparse {
-    fn written(&self, lpn: u32) -> bool {
-        self.written[lpn as usize / 64] >> (lpn % 64) & 1 == 1
+impl Written {
+    fn get(&self, lpn: u32) -> bool {
+        self.0[lpn as usize / 64] >> (lpn % 64) & 1 == 1
     }
-    fn mark_written(&mut self, lpn: u32) {
-        self.written[lpn as usize / 64] |= 1 << (lpn % 64);
-    }
-    /// Without a record a written page's newest and mapped versions are both 1, an unwritten
-    /// page's both 0.
-    fn newest(&self, lpn: u32) -> u32 {
-        self.open
-            .get(&lpn)
-            .map_or(u32::from(self.written(lpn)), |o| o.newest)
+    fn set(&mut self, lpn: u32) {
+        self.0[lpn as usize / 64] |= 1 << (lpn % 64);
     }
 }
 
@@ -169,8 +177,10 @@ pub struct Mapping {
     /// Host logical pages: the first entries of `logical` (a mapping cache's translation
     /// pages follow them).
     host: u32,
-    /// With sparse tables, the versions; `None` with full ones.
-    sparse: Option<Sparse>,
+    /// Pages with programs in flight or (sparse tables) versions beyond their written bit.
+    open: FxHashMap<u32, Open>,
+    /// With sparse tables, which pages were ever written; `None` with full ones.
+    written: Option<Written>,
 }
 
 impl Mapping {
@@ -195,18 +205,14 @@ impl Mapping {
     ) -> Result<Self, OutOfMemory> {
         let all = logical as usize + translation as usize;
         let stride = tables.stride();
-        let sparse = match tables {
+        let written = match tables {
             VersionTables::Full => None,
             VersionTables::Sparse => {
-                let mut written = Vec::new();
-                written
-                    .try_reserve_exact(all.div_ceil(64))
+                let mut bits = Vec::new();
+                bits.try_reserve_exact(all.div_ceil(64))
                     .map_err(|_| OutOfMemory { bytes: all / 8 })?;
-                written.resize(all.div_ceil(64), 0);
-                Some(Sparse {
-                    written,
-                    open: FxHashMap::default(),
-                })
+                bits.resize(all.div_ceil(64), 0);
+                Some(Written(bits))
             }
         };
         Ok(Mapping {
@@ -214,12 +220,13 @@ impl Mapping {
             physical: filled(physical as usize, stride)?,
             stride,
             host: logical,
-            sparse,
+            open: FxHashMap::default(),
+            written,
         })
     }
     /// How versions are kept.
     pub fn tables(&self) -> VersionTables {
-        match self.sparse {
+        match self.written {
             None => VersionTables::Full,
             Some(_) => VersionTables::Sparse,
         }
@@ -275,12 +282,27 @@ impl Mapping {
             self.ppn(lpn) == ppn
         }
     }
+    /// The version a read of `lpn` issued now must return at least, for `--verify` to check:
+    /// the newest with full tables, 0 (nothing to check) with sparse ones, which do not
+    /// keep the versions a read would be checked against.
+    #[inline]
+    pub fn read_version(&self, lpn: u32) -> u32 {
+        match self.written {
+            None => self.newest(lpn),
+            Some(_) => 0,
+        }
+    }
     /// Newest version the host wrote for `lpn` (0 = never written).
     #[inline]
     pub fn newest(&self, lpn: u32) -> u32 {
-        match &self.sparse {
+        match &self.written {
             None => self.logical[lpn as usize * 2 + 1],
-            Some(s) => s.newest(lpn),
+            // Without a record a written page's newest version is 1, an unwritten one's 0.
+            Some(w) => self
+                .open
+                .get(&lpn)
+                .filter(|o| o.newest > 0)
+                .map_or(u32::from(w.get(lpn)), |o| o.newest),
         }
     }
     /// Version held by `ppn`.
@@ -291,31 +313,39 @@ impl Mapping {
     #[inline]
     pub fn held(&self, ppn: u32) -> u32 {
         assert!(
-            self.sparse.is_none(),
+            self.written.is_none(),
             "the version a physical page holds is kept by full version tables only"
         );
         self.physical[ppn as usize * 2 + 1]
     }
     /// Registers a new host write of `lpn`; returns its version.
     pub fn next_version(&mut self, lpn: u32) -> u32 {
-        let mapped = match self.sparse {
-            Some(_) => self.mapped_version(lpn),
-            None => 0,
+        let Some(w) = self.written.as_mut() else {
+            let v = &mut self.logical[lpn as usize * 2 + 1];
+            *v += 1;
+            return *v;
         };
-        match &mut self.sparse {
-            None => {
-                let v = &mut self.logical[lpn as usize * 2 + 1];
-                *v += 1;
-                *v
-            }
-            Some(s) => {
-                let newest = u32::from(s.written(lpn));
-                s.mark_written(lpn);
-                let o = s.open.entry(lpn).or_insert(Open { newest, mapped });
-                o.newest += 1;
-                o.newest
-            }
+        let o = Self::record(&mut self.open, &self.logical, w, lpn);
+        w.set(lpn);
+        o.newest += 1;
+        o.newest
+    }
+    /// `lpn`'s record, created if it has none; with sparse tables (`w`) a new record starts
+    /// from what the written bit says.
+    fn record<'a>(
+        open: &'a mut FxHashMap<u32, Open>,
+        logical: &[u32],
+        w: &Written,
+        lpn: u32,
+    ) -> &'a mut Open {
+        let o = open.entry(lpn).or_default();
+        if o.newest == 0 && w.get(lpn) {
+            // Without a record the newest and the mapped version are the written bit (an
+            // unmapped page's mapped version is 0).
+            o.newest = 1;
+            o.mapped = u32::from(logical[lpn as usize] != NONE);
         }
+        o
     }
     /// Sets the newest version of `lpn` back to `version` (a version the device received was
     /// lost: shadowgc.txt's dropped twin-shadow whose host copy died in a restart).
@@ -324,7 +354,7 @@ impl Mapping {
     /// With sparse tables (ShadowGC keeps full ones).
     pub fn set_newest(&mut self, lpn: u32, version: u32) {
         assert!(
-            self.sparse.is_none(),
+            self.written.is_none(),
             "setting a version back needs full version tables"
         );
         self.logical[lpn as usize * 2 + 1] = version;
@@ -332,19 +362,19 @@ impl Mapping {
     /// Records that `ppn` was programmed with `version` of some page (not yet mapped); kept by
     /// full tables only.
     pub fn programmed(&mut self, ppn: u32, version: u32) {
-        if self.sparse.is_none() {
+        if self.written.is_none() {
             self.physical[ppn as usize * 2 + 1] = version;
         }
     }
     /// Records that `dst` was programmed with a copy of `src`'s data; kept by full tables only.
     pub fn copied(&mut self, src: u32, dst: u32) {
-        if self.sparse.is_none() {
+        if self.written.is_none() {
             self.physical[dst as usize * 2 + 1] = self.physical[src as usize * 2 + 1];
         }
     }
     /// Points `lpn` at `ppn`; returns the previous physical page (now invalid) or [`NONE`].
     /// The version `ppn` holds is known to full tables ([`Mapping::programmed`]); sparse ones
-    /// learn it from [`Mapping::mapped_as`] when it changes.
+    /// learn it from [`Mapping::supersedes`] when it changes.
     pub fn remap(&mut self, lpn: u32, ppn: u32) -> u32 {
         let s = self.stride;
         let old = self.logical[lpn as usize * s];
@@ -355,22 +385,79 @@ impl Mapping {
         self.physical[ppn as usize * s] = lpn;
         old
     }
-    /// A host write of `version` just became `lpn`'s mapping.
-    pub fn mapped_as(&mut self, lpn: u32, version: u32) {
-        if let Some(o) = self.sparse.as_mut().and_then(|s| s.open.get_mut(&lpn)) {
-            o.mapped = version;
+    /// Whether `version` of `lpn` is newer than the mapped one (which it then becomes: the
+    /// caller remaps `lpn` to the page that holds it).
+    #[inline]
+    pub fn supersedes(&mut self, lpn: u32, version: u32) -> bool {
+        // An unmapped page's mapped version is 0.
+        let ppn = self.ppn(lpn);
+        let Some(w) = self.written.as_ref() else {
+            return version
+                > if ppn == NONE {
+                    0
+                } else {
+                    self.physical[ppn as usize * 2 + 1]
+                };
+        };
+        let mapped = |v: u32| if ppn == NONE { 0 } else { v };
+        match self.open.get_mut(&lpn).filter(|o| o.newest > 0) {
+            Some(o) if version > mapped(o.mapped) => {
+                o.mapped = version;
+                true
+            }
+            Some(_) => false,
+            None => version > mapped(u32::from(w.get(lpn))),
         }
     }
-    /// No program of `lpn` is in flight any more: sparse tables forget its record if the
-    /// written bit says as much (its mapped version is its newest, or it is unmapped).
+    /// A program of `version` of `lpn` is in flight: the controller holds its data.
+    #[inline]
+    pub fn program_started(&mut self, lpn: u32, version: u32) {
+        let o = match self.written.as_ref() {
+            None => self.open.entry(lpn).or_default(),
+            Some(w) => Self::record(&mut self.open, &self.logical, w, lpn),
+        };
+        o.programs += 1;
+        o.in_flight = o.in_flight.max(version);
+    }
+    /// One program of `lpn` in flight is done (committed or not); returns whether it was the
+    /// last. The record goes once it says nothing the tables do not (with sparse tables: the
+    /// mapped version is the newest, or the page is unmapped).
+    #[inline]
+    pub fn program_done(&mut self, lpn: u32) -> bool {
+        let Entry::Occupied(mut e) = self.open.entry(lpn) else {
+            return false;
+        };
+        let o = e.get_mut();
+        o.programs -= 1;
+        if o.programs > 0 {
+            return false;
+        }
+        o.in_flight = 0;
+        if o.newest == o.mapped || self.logical[lpn as usize * self.stride] == NONE {
+            e.remove();
+        }
+        true
+    }
+    /// Whether a program of `lpn` is in flight.
+    #[inline]
+    pub fn in_flight(&self, lpn: u32) -> bool {
+        self.open.get(&lpn).is_some_and(|o| o.programs > 0)
+    }
+    /// The newest version of `lpn` among its programs in flight, if any.
+    pub fn in_flight_version(&self, lpn: u32) -> Option<u32> {
+        self.open
+            .get(&lpn)
+            .filter(|o| o.programs > 0)
+            .map(|o| o.in_flight)
+    }
+    /// A write outside the simulation (a fill) just landed with no program of `lpn` in
+    /// flight: sparse tables forget its record as [`Mapping::program_done`] would.
     pub fn release(&mut self, lpn: u32) {
-        let unmapped = self.ppn(lpn) == NONE;
-        if let Some(s) = self.sparse.as_mut() {
-            if s.open
-                .get(&lpn)
-                .is_some_and(|o| unmapped || o.newest == o.mapped)
-            {
-                s.open.remove(&lpn);
+        if let Entry::Occupied(e) = self.open.entry(lpn) {
+            let o = e.get();
+            let unmapped = self.logical[lpn as usize * self.stride] == NONE;
+            if o.programs == 0 && (o.newest == o.mapped || unmapped) {
+                e.remove();
             }
         }
     }
@@ -399,9 +486,9 @@ impl Mapping {
         if self.stride == 2 {
             self.logical.push(0);
         }
-        if let Some(s) = self.sparse.as_mut() {
-            if s.written.len() * 64 <= lpn as usize {
-                s.written.push(0);
+        if let Some(w) = self.written.as_mut() {
+            if w.0.len() * 64 <= lpn as usize {
+                w.0.push(0);
             }
         }
         self.host += 1;
@@ -440,9 +527,9 @@ impl Mapping {
                     }
                 }
             });
-        if let Some(s) = self.sparse.as_mut() {
+        if let Some(w) = self.written.as_mut() {
             let logical = &self.logical;
-            s.written.par_iter_mut().enumerate().for_each(|(w, bits)| {
+            w.0.par_iter_mut().enumerate().for_each(|(w, bits)| {
                 let lpns = logical.iter().skip(w * 64).take(64);
                 *bits = lpns
                     .enumerate()
@@ -452,18 +539,20 @@ impl Mapping {
     }
     /// Version currently mapped for `lpn` (0 if unmapped).
     pub fn mapped_version(&self, lpn: u32) -> u32 {
-        match (self.ppn(lpn), &self.sparse) {
+        match (self.ppn(lpn), &self.written) {
             (NONE, _) => 0,
             (p, None) => self.held(p),
-            (_, Some(s)) => s
+            (_, Some(w)) => self
                 .open
                 .get(&lpn)
-                .map_or(u32::from(s.written(lpn)), |o| o.mapped),
+                .filter(|o| o.newest > 0)
+                .map_or(u32::from(w.get(lpn)), |o| o.mapped),
         }
     }
-    /// Pages whose versions sparse tables keep a record of (0 with full tables).
+    /// Pages with a record: programs in flight, or (sparse tables) versions beyond the
+    /// written bit.
     pub fn open_records(&self) -> usize {
-        self.sparse.as_ref().map_or(0, |s| s.open.len())
+        self.open.len()
     }
 }
 
@@ -482,11 +571,10 @@ mod tests {
             assert!(b > a && m.is_at(2, NONE) && !m.is_at(1, NONE));
             // The newer one lands first; the older one must not replace it.
             m.programmed(5, b);
-            assert!(b > m.mapped_version(1));
+            assert!(m.supersedes(1, b));
             m.remap(1, 5);
-            m.mapped_as(1, b);
             m.programmed(6, a);
-            assert!(a <= m.mapped_version(1));
+            assert!(!m.supersedes(1, a));
             m.release(1);
             assert_eq!(m.newest(1), m.mapped_version(1));
             assert_eq!(m.open_records(), 0);
@@ -497,7 +585,7 @@ mod tests {
             m.unmap(1);
             assert!(m.newest(1) > m.mapped_version(1) && !m.is_at(1, NONE));
             let c = m.next_version(1);
-            assert!(c > m.mapped_version(1));
+            assert!(m.supersedes(1, c));
         }
         assert_eq!(maps[1].open_records(), 1);
         maps[1].release(1);
@@ -510,8 +598,8 @@ mod tests {
     fn a_record_outlives_release_while_newer_data_waits() {
         let mut m = Mapping::new(2, 4, VersionTables::Sparse).unwrap();
         let a = m.next_version(0);
+        assert!(m.supersedes(0, a));
         m.remap(0, 0);
-        m.mapped_as(0, a);
         m.release(0);
         let b = m.next_version(0);
         m.release(0);

@@ -443,9 +443,8 @@ impl Ftl {
     pub fn commit_write(&mut self, ppn: Ppn, lpn: u32, version: u32) -> Option<Ppn> {
         self.map.programmed(ppn.0, version);
         self.settle(ppn);
-        if version > self.map.mapped_version(lpn) {
+        if self.map.supersedes(lpn, version) {
             let old = self.remap(lpn, ppn.0);
-            self.map.mapped_as(lpn, version);
             self.invalidate(old);
             self.validate(ppn);
             self.cache_host_update(lpn);

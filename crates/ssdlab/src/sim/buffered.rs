@@ -105,7 +105,7 @@ impl Simulation<'_> {
             .as_ref()
             .is_some_and(|l| l.rewrite_clean(class));
         let ppn = self.ftl.map.ppn(e.lpn);
-        if !rewrite || self.pending_writes.contains_key(&e.lpn) {
+        if !rewrite || self.ftl.map.in_flight(e.lpn) {
             return None;
         }
         // A never-written page holds pre-existing data at the fill level (see `read_page`).
@@ -150,7 +150,7 @@ impl Simulation<'_> {
     pub(super) fn start_idle_work(&mut self, die: usize) -> bool {
         while let Some(&id) = self.idle_work[die].front() {
             let op = &self.ops[id as usize];
-            if self.ftl.map.is_at(op.lpn, op.src) && !self.pending_writes.contains_key(&op.lpn) {
+            if self.ftl.map.is_at(op.lpn, op.src) && !self.ftl.map.in_flight(op.lpn) {
                 if self.gated(die) || !self.program_ready(die, id) {
                     return false;
                 }

@@ -102,7 +102,6 @@ impl<'w> Simulation<'w> {
             buffer: (cfg.buffer.device_pages > 0)
                 .then(|| crate::buffer::LruBuffer::new(cfg.buffer.device_pages)),
             fill_level,
-            pending_writes: FxHashMap::default(),
             touched_dies: Vec::new(),
             seq: 0,
             host: HostState::default(),

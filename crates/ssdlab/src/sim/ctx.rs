@@ -119,7 +119,7 @@ impl<'s, 'w> Ctx<'s, 'w> {
     }
     /// The newest version of `lpn` in a program in flight, if any.
     pub fn in_flight_version(&self, lpn: u32) -> Option<u32> {
-        self.sim.pending_writes.get(&lpn).map(|p| p.1)
+        self.sim.ftl.map.in_flight_version(lpn)
     }
 
     /// References to content `cid`, when a host-page layer counts them.
@@ -169,7 +169,7 @@ impl<'s, 'w> Ctx<'s, 'w> {
     }
     /// Whether the controller holds data of `lpn` in flight.
     pub fn held(&self, lpn: u32) -> bool {
-        self.sim.pending_writes.contains_key(&lpn)
+        self.sim.ftl.map.in_flight(lpn)
     }
 
     /// Queues operation `id` on `die`.

@@ -97,7 +97,7 @@ impl Simulation<'_> {
         if self.buffer_read_hit(req, lpn) {
             return Ok(None);
         }
-        if self.pending_writes.contains_key(&lpn) {
+        if self.ftl.map.in_flight(lpn) {
             if self.cfg.ftl.read_inflight == ReadInflight::Flash {
                 // Read from flash once the program is done.
                 self.metrics.read_pages_after_write += 1;
@@ -123,7 +123,7 @@ impl Simulation<'_> {
         op.ppn = ppn;
         op.src = host_lpn;
         op.req = req;
-        op.version = self.ftl.map.newest(lpn);
+        op.version = self.ftl.map.read_version(lpn);
         op.level = if ppn == NONE {
             self.fill_level
         } else {

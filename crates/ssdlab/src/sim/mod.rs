@@ -315,9 +315,6 @@ pub struct Simulation<'w> {
     buffer: Option<crate::buffer::LruBuffer>,
     /// Level of data written before the trace (preconditioning, never-written pages).
     fill_level: crate::flash::Level,
-    /// Per logical page with data in flight to flash (held by the controller meanwhile): the
-    /// number of such programs and the newest version among them.
-    pending_writes: FxHashMap<u32, (u32, u32)>,
     /// Scratch list of dies a request queued work on.
     touched_dies: Vec<usize>,
     seq: u64,
@@ -452,9 +449,9 @@ impl<'w> Simulation<'w> {
         }
         self.drop_unfinished_idle_work();
         if self.opts.verify {
-            let (pending, buffer, policies) = (&self.pending_writes, &self.buffer, &self.policies);
+            let (map, buffer, policies) = (&self.ftl.map, &self.buffer, &self.policies);
             let newer = |lpn: u32| {
-                pending.contains_key(&lpn)
+                map.in_flight(lpn)
                     || buffer.as_ref().is_some_and(|b| b.is_dirty(lpn))
                     || policies.list.iter().flatten().any(|p| p.holds_newer(lpn))
             };
@@ -489,26 +486,17 @@ impl<'w> Simulation<'w> {
 
     /// A program of `version` of `lpn` is in flight: the controller holds its data.
     fn pending_add(&mut self, lpn: u32, version: u32) {
-        let p = self.pending_writes.entry(lpn).or_insert((0, 0));
-        p.0 += 1;
-        p.1 = p.1.max(version);
+        self.ftl.map.program_started(lpn, version);
     }
 
     /// One in-flight program of `lpn` is done.
     fn pending_done(&mut self, lpn: u32) {
-        if let Some(p) = self.pending_writes.get_mut(&lpn) {
-            p.0 -= 1;
-            if p.0 == 0 {
-                self.pending_writes.remove(&lpn);
-                self.ftl.map.release(lpn);
-                if self.reads_after_write.is_empty() {
-                    return;
-                }
-                if let Some(waiting) = self.reads_after_write.remove(&lpn) {
-                    let ready = waiting.into_iter().map(|(req, host)| (req, lpn, host));
-                    self.ready_reads.extend(ready);
-                }
-            }
+        if !self.ftl.map.program_done(lpn) || self.reads_after_write.is_empty() {
+            return;
+        }
+        if let Some(waiting) = self.reads_after_write.remove(&lpn) {
+            let ready = waiting.into_iter().map(|(req, host)| (req, lpn, host));
+            self.ready_reads.extend(ready);
         }
     }
 

@@ -39,7 +39,7 @@ impl Simulation<'_> {
     }
     /// Whether a program of `lpn` is in flight.
     pub(crate) fn probe_in_flight(&self, lpn: u32) -> bool {
-        self.pending_writes.contains_key(&lpn)
+        self.ftl.map.in_flight(lpn)
     }
     /// Whether a scheme holds a newer version of `lpn` than flash.
     pub(crate) fn probe_holds_newer(&self, lpn: u32) -> bool {
