@@ -94,7 +94,16 @@ pub enum ConfigCmd {
     /// Print the fully resolved configuration as TOML (every key --set accepts).
     Show(ConfigArgs),
     /// Estimate a run's memory by part (what `--max-memory` is checked against).
-    Memory(ConfigArgs),
+    Memory(MemoryEstimateArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct MemoryEstimateArgs {
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// Estimate a run with --verify or --full-versions (a version beside every mapping entry).
+    #[arg(long)]
+    pub verify: bool,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -89,7 +89,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Config {
             cmd: ConfigCmd::Memory(a),
         } => {
-            let e = ssdlab::schemes::memory_estimate(&build_config(&a)?, false);
+            let e = ssdlab::schemes::memory_estimate(&build_config(&a.config)?, a.verify);
             for (what, bytes) in &e.parts {
                 outln!("{:>12}  {what}", ssdlab::sim::memory::mib(*bytes));
             }

@@ -18,6 +18,10 @@ pub const LRU_BYTES_PER_PAGE: u64 = 24 + 18;
 /// dirty-list slot. With `--verify`, 4 B per logical page more (the flash copy it checks).
 pub const CMT_BYTES_PER_ENTRY: u64 = 24 + 16 + 18 + 4;
 
+/// Bytes of a logical page's record in the mapping (`ftl/mapping.rs`: programs in flight,
+/// sparse versions): key and value, 20 B, in a hash table that may be half empty after it grew.
+pub const RECORD_BYTES: u64 = 48;
+
 /// Process overhead besides the tables: code, histograms, I/O buffers, allocator slack.
 const BASE_BYTES: u64 = 16 << 20;
 
@@ -63,10 +67,11 @@ pub fn mib(b: u64) -> String {
 }
 
 /// Bytes one in-flight host page may hold: its operation and its slot's read snapshot, its
-/// queue slot, the controller's in-flight entry, a share of its request, an event.
+/// queue slot, the mapping's record of its page, a share of its request, an event.
 pub fn bytes_per_page_in_flight() -> u64 {
     let snapshot = std::mem::size_of::<[u64; crate::sched::OpClass::COUNT]>();
-    (std::mem::size_of::<Op>() + snapshot + 4 + 24 + std::mem::size_of::<ReqState>() + 32) as u64
+    (std::mem::size_of::<Op>() + snapshot + 4 + std::mem::size_of::<ReqState>() + 32) as u64
+        + RECORD_BYTES
 }
 
 /// The memory a run of `cfg` with `policies` (the slots its schemes fill) needs, by part;
@@ -90,7 +95,12 @@ pub fn estimate_with(
                 VersionTables::Sparse => "mapping (4 B per logical and per physical page, a written bit per logical page)",
             }
             .to_string(),
-            tables.bytes(t.logical, t.physical),
+            tables.bytes(t.logical, t.physical)
+                // Sparse tables keep a record of each dirty page of the device buffer.
+                + match tables {
+                    VersionTables::Full => 0,
+                    VersionTables::Sparse => u64::from(cfg.buffer.device_pages) * RECORD_BYTES,
+                },
         ),
         (
             "block state".to_string(),
