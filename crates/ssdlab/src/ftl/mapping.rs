@@ -13,11 +13,17 @@
 //! - **Sparse**: no per-page version. A bit per logical page says whether the host ever wrote
 //!   it, and a small record is kept only for a page whose versions say more than that bit:
 //!   from its next write until no program of it is in flight and its mapped version is its
-//!   newest (the simulation calls [`Mapping::release`] when its last program is done). Its
-//!   versions count from that record's creation, so they differ from the full tables' numbers
-//!   but every comparison the core makes between them comes out the same; a property test runs
-//!   both and compares the results. A version taken from a record must not be kept past the
-//!   record's release (only programs in flight keep one).
+//!   newest ([`Mapping::program_done`] of its last program drops it). Its versions count from
+//!   that record's creation, so they differ from the full tables' numbers but every comparison
+//!   the core makes between them comes out the same; a property test runs both and compares
+//!   the results. A version taken from a record must not be kept past the record's end (only
+//!   programs in flight keep one).
+//!
+//! With either kind, the same per-page record counts the page's programs in flight (the
+//! controller holds their data: reads of the page wait for or are served from them).
+//!
+//! The file stays whole past 500 lines because both kinds of tables sit behind every accessor:
+//! a reader checks each method's two branches side by side, and its tests compare them.
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;

@@ -36,7 +36,7 @@ pub struct Tables {
     pub blocks: u64,
 }
 
-/// Estimated bytes per part (see [`estimate`]).
+/// Estimated bytes per part (see [`estimate_with`]).
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct MemoryEstimate {
     /// (what, bytes), largest parts first.
