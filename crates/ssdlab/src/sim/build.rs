@@ -24,7 +24,7 @@ impl<'w> Simulation<'w> {
         mut policies: Policies,
     ) -> Result<Self, SimError> {
         if let Some(limit) = opts.max_memory_bytes {
-            let estimate = memory::estimate_with(cfg, &policies, opts.full_versions());
+            let estimate = memory::estimate_with(cfg, &policies, opts.keeps_full_versions());
             if estimate.total() > limit {
                 return Err(SimError::MemoryLimit { limit, estimate });
             }
@@ -32,7 +32,7 @@ impl<'w> Simulation<'w> {
         let rngs = Rngs::new(opts.seed);
         let geo = Geometry::of(cfg);
         let started = Instant::now();
-        let tables = policies.version_tables(opts.full_versions());
+        let tables = policies.version_tables(opts.keeps_full_versions());
         let mut ftl = Ftl::new(cfg, rngs.stream("gc-victim"), tables)?;
         // The host's pages, before any policy appends pages of its own.
         let host_logical = ftl.map.logical_pages();
