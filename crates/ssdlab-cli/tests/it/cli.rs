@@ -455,3 +455,43 @@ fn a_disksim_request_dump_with_hex_flags_loads_and_is_detected() {
         (Some(2), Some(1))
     );
 }
+
+/// The cross-check flags change how the run is computed, not what it reports: the summary is
+/// the same with every event scheduled and with a version beside every mapping entry.
+#[test]
+fn full_events_and_full_versions_give_the_same_summary() {
+    let run = |name: &str, flags: &[&str]| {
+        let out = tmp(name);
+        ssdlab()
+            .args([
+                "run",
+                "-q",
+                "--preset",
+                "hotr",
+                "--set",
+                "geometry.blocks_per_plane=64",
+            ])
+            .args(["--set", "precondition.fill=0.8", "--trace"])
+            .arg(testdata("msr_hm_0.csv"))
+            .args(["--format", "msr", "--limit", "3000", "--json"])
+            .arg(&out)
+            .args(flags)
+            .assert()
+            .success();
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let events = v["sim"]["events"].as_u64().unwrap();
+        v.as_object_mut().unwrap().remove("sim");
+        (v, events)
+    };
+    let (base, events) = run("cross-base.json", &[]);
+    let (full_events, more) = run("cross-events.json", &["--full-events"]);
+    let (full_versions, same) = run("cross-versions.json", &["--full-versions"]);
+    assert_eq!(base, full_events);
+    assert_eq!(base, full_versions);
+    assert!(
+        more > events,
+        "{more} events with every phase, {events} without"
+    );
+    assert_eq!(same, events);
+}
