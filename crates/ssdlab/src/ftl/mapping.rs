@@ -230,13 +230,6 @@ impl Mapping {
             written,
         })
     }
-    /// How versions are kept.
-    pub fn tables(&self) -> VersionTables {
-        match self.written {
-            None => VersionTables::Full,
-            Some(_) => VersionTables::Sparse,
-        }
-    }
     /// Host logical pages (a mapping cache's translation pages are not counted).
     pub fn logical_pages(&self) -> u32 {
         self.host
