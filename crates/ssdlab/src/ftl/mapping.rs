@@ -158,6 +158,14 @@ struct Open {
     mapped: u32,
 }
 
+impl Open {
+    /// Whether the record says nothing the tables do not: no program in flight and the mapped
+    /// version is the newest (with full tables both stay 0), or the page is `unmapped`.
+    fn closed(&self, unmapped: impl FnOnce() -> bool) -> bool {
+        self.programs == 0 && (self.newest == self.mapped || unmapped())
+    }
+}
+
 /// One bit per logical page: the host wrote it at least once (sparse tables).
 #[derive(Debug, Clone, Default)]
 struct Written(Vec<u64>);
@@ -388,16 +396,11 @@ impl Mapping {
     /// caller remaps `lpn` to the page that holds it).
     #[inline]
     pub fn supersedes(&mut self, lpn: u32, version: u32) -> bool {
+        let Some(w) = self.written.as_ref() else {
+            return version > self.mapped_version(lpn);
+        };
         // An unmapped page's mapped version is 0.
         let ppn = self.ppn(lpn);
-        let Some(w) = self.written.as_ref() else {
-            return version
-                > if ppn == NONE {
-                    0
-                } else {
-                    self.physical[ppn as usize * 2 + 1]
-                };
-        };
         let mapped = |v: u32| if ppn == NONE { 0 } else { v };
         match self.open.get_mut(&lpn).filter(|o| o.newest > 0) {
             Some(o) if version > mapped(o.mapped) => {
@@ -432,7 +435,7 @@ impl Mapping {
             return false;
         }
         o.in_flight = 0;
-        if o.newest == o.mapped || self.logical[lpn as usize * self.stride] == NONE {
+        if o.closed(|| self.logical[lpn as usize * self.stride] == NONE) {
             e.remove();
         }
         true
@@ -453,9 +456,9 @@ impl Mapping {
     /// flight: sparse tables forget its record as [`Mapping::program_done`] would.
     pub fn release(&mut self, lpn: u32) {
         if let Entry::Occupied(e) = self.open.entry(lpn) {
-            let o = e.get();
-            let unmapped = self.logical[lpn as usize * self.stride] == NONE;
-            if o.programs == 0 && (o.newest == o.mapped || unmapped) {
+            if e.get()
+                .closed(|| self.logical[lpn as usize * self.stride] == NONE)
+            {
                 e.remove();
             }
         }

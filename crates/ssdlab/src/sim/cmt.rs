@@ -84,7 +84,7 @@ impl Simulation<'_> {
     /// Queues the program of a new version of the translation page stored as `tlpn`.
     fn queue_translation_program(&mut self, tlpn: u32) {
         let version = self.ftl.map.next_version(tlpn);
-        self.pending_add(tlpn, version);
+        self.ftl.map.program_started(tlpn, version);
         let mut op = self.placed_write(tlpn, Cause::Mapping);
         op.lpn = tlpn;
         op.version = version;

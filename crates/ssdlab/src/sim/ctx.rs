@@ -161,7 +161,7 @@ impl<'s, 'w> Ctx<'s, 'w> {
     }
     /// A program of `version` of `lpn` is in flight: the controller holds its data.
     pub fn hold(&mut self, lpn: u32, version: u32) {
-        self.sim.pending_add(lpn, version);
+        self.sim.ftl.map.program_started(lpn, version);
     }
     /// The controller no longer holds the data of one program of `lpn`.
     pub fn release(&mut self, lpn: u32) {

@@ -30,7 +30,7 @@ impl Simulation<'_> {
     pub(super) fn destage_write(&mut self, req: u32, lpn: u32) -> Option<usize> {
         if self.destage.flushing >= self.cfg.buffer.flush_backlog_pages {
             let version = self.ftl.map.newest(lpn);
-            self.pending_add(lpn, version);
+            self.ftl.map.program_started(lpn, version);
             self.destage.waiting.push_back((req, lpn));
             self.metrics.buffer.back_pressure_waits += 1;
             return None;

@@ -123,7 +123,7 @@ impl Simulation<'_> {
                 // from the controller.
                 op.src = ppn.0;
                 op.version = self.ftl.map.newest(lpn);
-                self.pending_add(lpn, op.version);
+                self.ftl.map.program_started(lpn, op.version);
             } else {
                 op.ppn = ppn.0;
                 op.transfer = !copyback;

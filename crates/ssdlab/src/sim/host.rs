@@ -227,7 +227,7 @@ impl Simulation<'_> {
         level: crate::flash::Level,
         background: bool,
     ) -> usize {
-        self.pending_add(lpn, version);
+        self.ftl.map.program_started(lpn, version);
         self.host.outstanding_write_pages += 1;
         let mut op = self.placed_write(lpn, Cause::User);
         op.lpn = lpn;

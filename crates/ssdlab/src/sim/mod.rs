@@ -484,11 +484,6 @@ impl<'w> Simulation<'w> {
         Ok(())
     }
 
-    /// A program of `version` of `lpn` is in flight: the controller holds its data.
-    fn pending_add(&mut self, lpn: u32, version: u32) {
-        self.ftl.map.program_started(lpn, version);
-    }
-
     /// One in-flight program of `lpn` is done.
     fn pending_done(&mut self, lpn: u32) {
         if !self.ftl.map.program_done(lpn) || self.reads_after_write.is_empty() {

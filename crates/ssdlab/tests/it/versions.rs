@@ -3,16 +3,23 @@
 //! (`RunOptions::full_versions`).
 
 use proptest::prelude::*;
-use ssdlab::config::{Config, ConfigBuilder};
+use ssdlab::config::Config;
 use ssdlab::sim::{RunOptions, Simulation};
 use ssdlab::workload::synth::{Arrivals, SynthSpec};
 
-/// The summary as JSON without its wall-clock part.
-fn run(cfg: &Config, spec: &SynthSpec, seed: u64, full_versions: bool) -> serde_json::Value {
+/// The summary as JSON without its wall-clock part (a power loss at `power_loss_at_ns`).
+fn run(
+    cfg: &Config,
+    spec: &SynthSpec,
+    seed: u64,
+    power_loss_at_ns: Option<u64>,
+    full_versions: bool,
+) -> serde_json::Value {
     let mut gen = spec.generate().unwrap();
     let opts = RunOptions {
         seed,
         full_versions,
+        power_loss_at_ns,
         ..Default::default()
     };
     let s = Simulation::new(cfg, opts, &mut gen).unwrap().run().unwrap();
@@ -48,8 +55,7 @@ proptest! {
     ) {
         // Deduplication runs without a device buffer or a mapping cache.
         let dedup = dedup && buffer == 0 && mapping_cache == 0;
-        let mut b = ConfigBuilder::preset("tiny").unwrap();
-        for s in [
+        let sets = [
             format!("geometry.channels={channels}"),
             format!("geometry.dies_per_chip={dies}"),
             format!("geometry.planes_per_die={planes}"),
@@ -65,10 +71,8 @@ proptest! {
             format!("dedup.enabled={dedup}"),
             format!("precondition.fill={fill}"),
             "precondition.pattern=random".into(),
-        ] {
-            b = b.set(&s).unwrap();
-        }
-        let cfg = b.build().unwrap();
+        ];
+        let cfg = crate::config("tiny", &sets.iter().map(String::as_str).collect::<Vec<_>>());
         let pages = channels * dies * planes * blocks * ppb;
         let spec = SynthSpec {
             requests: 1500,
@@ -82,12 +86,7 @@ proptest! {
             ..SynthSpec::default()
         };
         let at = power_loss.then_some(iat_us as u64 * 700_000);
-        let run = |full| {
-            let mut gen = spec.generate().unwrap();
-            let opts = RunOptions { seed, full_versions: full, power_loss_at_ns: at, ..Default::default() };
-            crate::without_wall_clock(&Simulation::new(&cfg, opts, &mut gen).unwrap().run().unwrap())
-        };
-        prop_assert_eq!(run(false), run(true));
+        prop_assert_eq!(run(&cfg, &spec, seed, at, false), run(&cfg, &spec, seed, at, true));
     }
 }
 
@@ -95,12 +94,7 @@ proptest! {
 fn a_workload_of_rewrites_gives_the_same_summary() {
     // Two pages rewritten back to back on a busy drive: many programs of one page in flight
     // at once, finishing out of order across dies.
-    let cfg = ConfigBuilder::preset("tiny")
-        .unwrap()
-        .set("geometry.channels=4")
-        .unwrap()
-        .build()
-        .unwrap();
+    let cfg = crate::config("tiny", &["geometry.channels=4"]);
     let spec = SynthSpec {
         requests: 3000,
         write_ratio: 0.9,
@@ -110,7 +104,7 @@ fn a_workload_of_rewrites_gives_the_same_summary() {
         seed: 7,
         ..SynthSpec::default()
     };
-    let sparse = run(&cfg, &spec, 1, false);
-    assert_eq!(sparse, run(&cfg, &spec, 1, true));
+    let sparse = run(&cfg, &spec, 1, None, false);
+    assert_eq!(sparse, run(&cfg, &spec, 1, None, true));
     assert!(sparse["flash"]["programs"].as_u64().unwrap() > 2500);
 }
