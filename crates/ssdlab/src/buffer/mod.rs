@@ -12,6 +12,8 @@ struct Slot {
     dirty: bool,
     reads: u32,
     writes: u32,
+    /// 512-byte sectors written while cached, one bit each ([`LruBuffer::add_sectors`]).
+    sectors: u64,
     prev: u32,
     next: u32,
 }
@@ -27,6 +29,8 @@ pub struct Evicted {
     pub reads: u32,
     /// Write references while cached (C_w), counting the first.
     pub writes: u32,
+    /// Sectors written while cached, one bit each (0 if none were recorded).
+    pub sectors: u64,
 }
 
 /// Hotness class of an evicted page (hire.txt Fig. 2).
@@ -188,6 +192,7 @@ impl LruBuffer {
             dirty: write,
             reads: u32::from(!write),
             writes: u32::from(write),
+            sectors: 0,
             prev: NIL,
             next: NIL,
         };
@@ -204,6 +209,14 @@ impl LruBuffer {
         self.index.insert(lpn, i);
         self.push_front(i);
         evicted
+    }
+
+    /// Records that a write to the cached page `lpn` covered these sectors (one bit each);
+    /// they stay recorded until the page leaves the buffer.
+    pub fn add_sectors(&mut self, lpn: u32, sectors: u64) {
+        if let Some(&i) = self.index.get(&lpn) {
+            self.slots[i as usize].sectors |= sectors;
+        }
     }
 
     /// Clears a cached page's dirty bit (its data reached flash another way); returns whether
@@ -248,6 +261,7 @@ impl LruBuffer {
             dirty: s.dirty,
             reads: s.reads,
             writes: s.writes,
+            sectors: s.sectors,
         })
     }
 }
@@ -255,6 +269,20 @@ impl LruBuffer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_evicted_page_reports_the_sectors_written_while_it_was_cached() {
+        let mut b = LruBuffer::new(1);
+        assert_eq!(b.insert(7, true), None);
+        b.add_sectors(7, 0b0011);
+        b.touch(7, true);
+        b.add_sectors(7, 0b0110);
+        b.add_sectors(8, 0b1000); // not cached: ignored
+        let e = b.insert(8, true).expect("evicts page 7");
+        assert_eq!((e.lpn, e.dirty, e.writes, e.sectors), (7, true, 2, 0b0111));
+        // A page cached anew starts with none.
+        assert_eq!(b.insert(7, true).map(|e| e.sectors), Some(0));
+    }
 
     #[test]
     fn lru_order_counts_and_eviction() {
@@ -269,7 +297,8 @@ mod tests {
                 lpn: 2,
                 dirty: false,
                 reads: 1,
-                writes: 0
+                writes: 0,
+                sectors: 0
             }
         );
         let e = b.insert(4, false).unwrap();
@@ -279,7 +308,8 @@ mod tests {
                 lpn: 1,
                 dirty: true,
                 reads: 1,
-                writes: 1
+                writes: 1,
+                sectors: 0
             }
         );
         assert_eq!(b.len(), 2);
@@ -293,6 +323,7 @@ mod tests {
             dirty: true,
             reads,
             writes,
+            sectors: 0,
         };
         // 19 reads of 20 is exactly 95 %: not above w, so mixed; 20 of 21 is read-hot.
         assert_eq!(e(19, 1).hotness(0.95), Hotness::Mixed);

@@ -1,8 +1,8 @@
 //! Raw → validated configuration. Every violated constraint is reported, each naming its key.
 
 use super::{
-    Config, ConfigError, PeIdealization, RawConfig, RedundancyScheme, StagingDesign, StagingPolicy,
-    SuspendPolicy, VoltagePolicy,
+    Config, ConfigError, FlushUnit, PeIdealization, RawConfig, RedundancyScheme, StagingDesign,
+    StagingPolicy, SuspendPolicy, VoltagePolicy,
 };
 
 pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
@@ -245,6 +245,15 @@ fn check_staging(raw: &RawConfig, errs: &mut Vec<String>) {
             "buffer.flush_backlog_pages = {}: needs a device buffer (buffer.device_pages > 0) and no host buffer (buffer.host_pages = 0: its drops of evicted pages are defined for in-line flushes)",
             b.flush_backlog_pages
         ));
+    }
+    if b.flush_backlog_unit == FlushUnit::Sector {
+        let page = raw.geometry.page_size_bytes;
+        if b.flush_backlog_pages == 0 || page % 512 != 0 || page / 512 > 64 {
+            errs.push(format!(
+                "buffer.flush_backlog_unit = \"sector\": needs buffer.flush_backlog_pages > 0 (it is {}) and a page of whole 512-byte sectors, at most 64 of them (geometry.page_size_bytes = {page})",
+                b.flush_backlog_pages
+            ));
+        }
     }
     if b.eager_flush_period_ms != 0.0
         && (b.flush_backlog_pages == 0

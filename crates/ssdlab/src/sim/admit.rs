@@ -286,6 +286,13 @@ impl Simulation<'_> {
             let die = if read {
                 self.read_page(b.req, lpn)?
             } else {
+                let page_bytes = u64::from(self.geo.page_size_bytes);
+                self.destage.host_sectors = super::destage::sectors_covered(
+                    b.r.offset_bytes,
+                    b.r.size_bytes,
+                    page,
+                    page_bytes,
+                );
                 self.write_page(b.req, lpn, b.r.page_print(page - b.first))?
             };
             if let Some(d) = die.filter(|d| !touched.contains(d)) {

@@ -59,7 +59,7 @@ impl Simulation<'_> {
     /// in which case it waits for that page's program (the buffer has no room until then).
     pub(super) fn buffer_write(&mut self, req: u32, lpn: u32) -> Option<usize> {
         if self.cfg.buffer.flush_backlog_pages > 0 {
-            return self.destage_write(req, lpn);
+            return self.destage_write(req, lpn, self.destage.host_sectors);
         }
         let b = self.buffer.as_mut().expect("buffer configured");
         if b.touch(lpn, true) {
@@ -94,10 +94,11 @@ impl Simulation<'_> {
         }
         if e.dirty {
             if self.cfg.buffer.flush_backlog_pages > 0 {
-                return Some(self.background_flush(e.lpn, level));
+                let units = self.flush_units(e.sectors);
+                return Some(self.background_flush(e.lpn, level, units));
             }
             let version = self.ftl.map.newest(e.lpn);
-            return Some(self.flash_write(req, e.lpn, version, level, false));
+            return Some(self.flash_write(req, e.lpn, version, level, 0));
         }
         let rewrite = self
             .policies
@@ -210,7 +211,7 @@ impl Simulation<'_> {
             self.buffer.as_mut().expect("listed").clean(lpn);
             self.metrics.buffer.restart_flushes += 1;
             let version = self.ftl.map.newest(lpn);
-            touched.push(self.flash_write(NONE, lpn, version, crate::flash::Level::Normal, false));
+            touched.push(self.flash_write(NONE, lpn, version, crate::flash::Level::Normal, 0));
         }
         self.each_policy::<()>(|p, cx| {
             p.restarted(cx);

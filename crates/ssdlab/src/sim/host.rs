@@ -51,7 +51,7 @@ impl Simulation<'_> {
             job: NONE,
             placed: NONE,
             pick_at_start: false,
-            background: false,
+            background: 0,
             queued_at: SimTime::ZERO,
         }
     }
@@ -213,11 +213,12 @@ impl Simulation<'_> {
             return self.buffer_write(req, lpn);
         }
         let level = self.level_for(None);
-        Some(self.flash_write(req, lpn, version, level, false))
+        Some(self.flash_write(req, lpn, version, level, 0))
     }
 
     /// Queues the flash program of `version` of `lpn` at `level`; `req` (or `NONE`) completes
-    /// when it is done; `background`: a flush counted in `background_flushes` until then.
+    /// when it is done; `background`: the units of a background flush (0: not one), counted
+    /// against `buffer.flush_backlog_pages` until then.
     /// Returns its die.
     pub(super) fn flash_write(
         &mut self,
@@ -225,7 +226,7 @@ impl Simulation<'_> {
         lpn: u32,
         version: u32,
         level: crate::flash::Level,
-        background: bool,
+        background: u32,
     ) -> usize {
         self.ftl.map.program_started(lpn, version);
         self.host.outstanding_write_pages += 1;

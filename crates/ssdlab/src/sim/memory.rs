@@ -11,7 +11,7 @@ use crate::ftl::mapping::VersionTables;
 
 /// Bytes of per-page state of an LRU buffer (slot plus index entry at the hash map's worst
 /// load).
-pub const LRU_BYTES_PER_PAGE: u64 = 24 + 18;
+pub const LRU_BYTES_PER_PAGE: u64 = 32 + 18;
 
 /// Bytes per entry of the mapping cache: the `lru` crate's boxed node (key, dirty flag, two
 /// links: 24 B, plus the allocator's 16), its hash-table slot at the table's worst load, and a

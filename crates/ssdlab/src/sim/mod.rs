@@ -204,8 +204,9 @@ pub struct Op {
     /// A write whose plane the placement policy picks when it starts (`WritePlace::at_start`);
     /// until then it waits on its striped plane's die.
     pick_at_start: bool,
-    /// A flush of an evicted page running in the background (`buffer.flush_backlog_pages`).
-    background: bool,
+    /// A flush running in the background (`buffer.flush_backlog_pages`): the units it counts
+    /// against the bound until it is done (0: not such a flush).
+    background: u32,
 }
 
 /// A host request in flight.

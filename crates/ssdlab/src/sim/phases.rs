@@ -222,8 +222,8 @@ impl Simulation<'_> {
                     self.start_gc(self.geo.plane_of(old).0);
                 }
                 self.write_page_done(op.lpn, op.req)?;
-                if op.background {
-                    self.background_flush_done();
+                if op.background > 0 {
+                    self.background_flush_done(op.background);
                 }
             }
             (OpKind::Read, Cause::Gc) => self.gc_read_done(op),

@@ -114,6 +114,7 @@ pub(super) fn write(
             dirty: false,
             reads: p.reads,
             writes: p.writes,
+            sectors: 0,
         }
         .hotness(hot_threshold);
         ftl.pre_write(p.lpn, policies.classified(p.lpn, class))?;
