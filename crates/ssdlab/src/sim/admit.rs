@@ -2,7 +2,7 @@
 //! check, and issuing a request's pages under the page window (`host.max_pages_in_flight`).
 
 use super::{Event, ReqState, SimError, Simulation};
-use crate::config::OutOfRange;
+use crate::config::{FlushUnit, OutOfRange};
 use crate::time::SimTime;
 use crate::workload::trace::TraceError;
 use crate::workload::{IoOp, Request};
@@ -286,13 +286,15 @@ impl Simulation<'_> {
             let die = if read {
                 self.read_page(b.req, lpn)?
             } else {
-                let page_bytes = u64::from(self.geo.page_size_bytes);
-                self.destage.host_sectors = super::destage::sectors_covered(
-                    b.r.offset_bytes,
-                    b.r.size_bytes,
-                    page,
-                    page_bytes,
-                );
+                if self.cfg.buffer.flush_backlog_unit == FlushUnit::Sector {
+                    let page_bytes = u64::from(self.geo.page_size_bytes);
+                    self.destage.host_sectors = super::destage::sectors_covered(
+                        b.r.offset_bytes,
+                        b.r.size_bytes,
+                        page,
+                        page_bytes,
+                    );
+                }
                 self.write_page(b.req, lpn, b.r.page_print(page - b.first))?
             };
             if let Some(d) = die.filter(|d| !touched.contains(d)) {
