@@ -295,7 +295,10 @@ impl Simulation<'_> {
                         page_bytes,
                     );
                 }
-                self.write_page(b.req, lpn, b.r.page_print(page - b.first))?
+                let die = self.write_page(b.req, lpn, b.r.page_print(page - b.first))?;
+                // Other writers (a scheme's) store whole pages.
+                self.destage.host_sectors = 0;
+                die
             };
             if let Some(d) = die.filter(|d| !touched.contains(d)) {
                 touched.push(d);

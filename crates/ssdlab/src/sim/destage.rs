@@ -25,7 +25,8 @@ pub(super) struct Destage {
     /// below the bound.
     waiting: VecDeque<(u32, u32, u64)>,
     /// Sectors of its page the host write being stored covers, one bit each (set by the host
-    /// path before it stores the page).
+    /// path around storing the page with `buffer.flush_backlog_unit = "sector"`; 0 otherwise:
+    /// a whole page).
     pub(super) host_sectors: u64,
     /// Pages written in the current eager-flush period, and when it ends.
     seen: FxHashSet<u32>,
