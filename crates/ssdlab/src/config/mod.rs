@@ -255,6 +255,10 @@ fn is_one_job(n: &u32) -> bool {
     *n == 1
 }
 
+fn is_false(v: &bool) -> bool {
+    !*v
+}
+
 fn is_zero_f64(v: &f64) -> bool {
     *v == 0.0
 }

@@ -20,4 +20,9 @@ pub struct SchedConfig {
     pub policy: SchedPolicy,
     /// Bound on outstanding page writes in the controller's write queue (device-wide); 0 = none.
     pub max_outstanding_writes: u32,
+    /// Translation reads of the mapping cache go ahead of everything else queued on their
+    /// die, urgent GC included (MQSim's transaction scheduler serves its mapping-read queue
+    /// first). Left out of the serialized config when false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub mapping_reads_first: bool,
 }

@@ -4,7 +4,8 @@
 //! the entries not cached) and a program of the new version. The bookkeeping is
 //! `ftl::cmt::MappingCache`. Every translation page is mapped from the start of the run
 //! (`Ftl::start_mapping_cache`) and stays mapped (GC moves it, nothing trims it), so there is
-//! always a page to read.
+//! always a page to read. With `sched.mapping_reads_first` translation reads go ahead of the
+//! die's other queued work, as MQSim's transaction scheduler serves them.
 
 use super::{Op, SimError, Simulation};
 use crate::flash::Ppn;
@@ -15,6 +16,10 @@ use rustc_hash::FxHashMap;
 
 /// Marks a translation read that merges a write-back (in `Op::src`); a load has `NONE`.
 const MERGE: u32 = 0;
+
+/// Age key of a translation read moved ahead of its die's queue (`sched.mapping_reads_first`):
+/// older than any operation queued (their keys count from 1).
+pub(super) const AHEAD: u64 = 0;
 
 /// Work waiting for its entry to arrive from flash.
 #[derive(Debug, Clone, Copy)]
@@ -78,7 +83,21 @@ impl Simulation<'_> {
         let die = op.die as usize;
         let id = self.new_op(op);
         self.enqueue(die, QueueKind::Read, id);
+        if self.cfg.sched.mapping_reads_first {
+            self.move_ahead(die);
+        }
         self.try_dispatch(die);
+    }
+
+    /// Moves the read just queued on `die` ahead of every queued operation but the translation
+    /// reads moved ahead before it (`sched.mapping_reads_first`): it takes the queue's first
+    /// place after them and the lowest age key, [`AHEAD`], so the die's scheduler takes it first
+    /// and urgent GC lets it pass (`Simulation::gate_gc`).
+    fn move_ahead(&mut self, die: usize) {
+        let q = &mut self.dies[die].queues.reads;
+        let (_, id) = q.pop_back().expect("a read was just queued");
+        let at = q.iter().take_while(|&&(key, _)| key == AHEAD).count();
+        q.insert(at, (AHEAD, id));
     }
 
     /// Queues the program of a new version of the translation page stored as `tlpn`.

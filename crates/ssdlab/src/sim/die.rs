@@ -172,7 +172,12 @@ impl Simulation<'_> {
             collecting: planes.iter().any(|p| p.gc_jobs > 0),
             chip_gc_queued: gc.chip_scope() && chip_gc_queued(&self.dies, &self.geo, die),
         };
-        let gated = gc.gate(heads, view);
+        let mut gated = gc.gate(heads, view);
+        // A translation read moved ahead (`sched.mapping_reads_first`) is not held back: MQSim
+        // serves its mapping reads before it looks at GC (`TSU_OutOfOrder::service_read_transaction`).
+        if heads.read == Some(super::cmt::AHEAD) {
+            gated.read = heads.read;
+        }
         let erase_head = self.dies[die]
             .queues
             .internal

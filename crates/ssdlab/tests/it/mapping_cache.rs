@@ -78,3 +78,33 @@ fn mapping_cache_sizes_are_validated() {
         .to_string();
     assert!(err.contains("set one of them"), "{err}");
 }
+
+#[test]
+fn translation_reads_go_ahead_of_queued_host_reads_with_mapping_reads_first() {
+    let cfg = config("tiny", &[]);
+    let one_read = cfg.flash.command_us + cfg.flash.read_us + cfg.flash.transfer_us;
+    // Pages 0 and 1 have their entries cached by first reads; a write of page 0 (a hit) then
+    // holds the die while a read of page 1 (a hit) and a read in another translation page (a
+    // miss) queue behind it. Responses come in completion order: the write's last.
+    let t = 1_000_000;
+    let reqs = vec![
+        (0, 0, IoOp::Read),
+        (t / 2, 1, IoOp::Read),
+        (t, 0, IoOp::Write),
+        (t + 1, 1, IoOp::Read),
+        (t + 2, PER_PAGE, IoOp::Read),
+    ];
+    let sets = ["ftl.mapping_cache_entries=4", "sched.policy=\"rps\""];
+    let (_, fifo) = run(&sets, &reqs);
+    let mut first = sets.to_vec();
+    first.push("sched.mapping_reads_first=true");
+    let (s, ahead) = run(&first, &reqs);
+    // The miss's translation read goes before the queued read of page 0, which waits for it;
+    // the miss itself still waits for that read (its data read queues behind it) either way.
+    assert!(
+        (ahead[3] - fifo[3] - one_read).abs() < 1e-6,
+        "{ahead:?} vs {fifo:?}"
+    );
+    assert!((ahead[4] - fifo[4]).abs() < 1e-6, "{ahead:?} vs {fifo:?}");
+    assert_eq!(s.mapping_cache.as_ref().unwrap().translation_reads, 3);
+}
