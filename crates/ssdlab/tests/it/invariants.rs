@@ -74,6 +74,7 @@ proptest! {
         gc_blocks in prop::sample::select(vec!["separate", "shared"]),
         mapping_cache in prop::sample::select(vec![0u32, 0, 1, 16]),
         backlog in prop::sample::select(vec![0u32, 0, 1, 4]),
+        sectors in any::<bool>(),
         eager in any::<bool>(),
         static_wl in prop::sample::select(vec![0u32, 0, 2]),
         gc_jobs in prop::sample::select(vec![1u32, 1, 3]),
@@ -81,6 +82,7 @@ proptest! {
         gc_start in prop::sample::select(vec!["any-write", "new-block"]),
         fetch in prop::sample::select(vec![0u32, 0, 1, 8]),
         pre_process in any::<bool>(),
+        mapping_first in any::<bool>(),
     ) {
         // Combinations validation refuses are turned into their nearest allowed one, so most
         // cases run (refused ones prove nothing): most-free plane choice needs static
@@ -106,6 +108,8 @@ proptest! {
             .set(&format!("ftl.gc_blocks={gc_blocks}")).unwrap()
             .set(&format!("ftl.mapping_cache_entries={mapping_cache}")).unwrap()
             .set(&format!("buffer.flush_backlog_pages={backlog}")).unwrap()
+            .set(&format!("buffer.flush_backlog_unit={}", if sectors && backlog > 0 { "sector" } else { "page" })).unwrap()
+            .set(&format!("sched.mapping_reads_first={mapping_first}")).unwrap()
             .set(&format!("ftl.static_wl_threshold={static_wl}")).unwrap()
             .set(&format!("buffer.eager_flush_period_ms={}", if eager && backlog > 0 { 0.5 } else { 0.0 })).unwrap()
             .set(&format!("ftl.gc_jobs_per_plane={gc_jobs}")).unwrap()
