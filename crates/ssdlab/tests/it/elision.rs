@@ -86,6 +86,7 @@ proptest! {
         buffer in prop::sample::select(vec![0u32, 0, 32]),
         fetch in prop::sample::select(vec![0u32, 0, 4]),
         policy in prop::sample::select(vec!["fifo", "rps"]),
+        mapping_first in any::<bool>(),
     ) {
         let cfg = ConfigBuilder::preset("tiny").unwrap()
             .set(&format!("geometry.channels={channels}")).unwrap()
@@ -104,6 +105,7 @@ proptest! {
             .set(&format!("buffer.device_pages={buffer}")).unwrap()
             .set(&format!("host.max_requests_in_flight={fetch}")).unwrap()
             .set(&format!("sched.policy={policy}")).unwrap()
+            .set(&format!("sched.mapping_reads_first={mapping_first}")).unwrap()
             .set(&format!("precondition.fill={fill}")).unwrap()
             .set("precondition.pattern=random").unwrap()
             .build().unwrap();
