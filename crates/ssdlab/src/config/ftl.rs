@@ -13,18 +13,31 @@ pub enum GcVictim {
     CostBenefit,
     /// Uniformly random among full blocks (seeded).
     Random,
+    /// Randomized greedy (d-choices, Van Houdt SIGMETRICS 2013; MQSim's `RGA`): the block with
+    /// the fewest valid pages among d blocks of the plane drawn uniformly without replacement
+    /// (seeded), d = ⌊log2 blocks per plane⌋ as MQSim sets `rga_set_size`; no victim when none
+    /// drawn is a full block with an invalid page (MQSim then skips the collection too).
+    Rga,
 }
 
 impl GcVictim {
-    /// The `d` of the d-choices rule whose mean-field steady state stands for this policy
-    /// (`ftl::steady`): random selection is `d = 1`, greedy `d = 30` (MQSim's preconditioning,
-    /// after Van Houdt 2013); cost-benefit has no such model.
-    pub fn mean_field_d(self) -> Option<i32> {
+    /// The `d` of the d-choices rule whose mean-field steady state stands for this policy on a
+    /// plane of `blocks_per_plane` blocks (`ftl::steady`): random selection is `d = 1`, greedy
+    /// `d = 30` (MQSim's preconditioning, after Van Houdt 2013), randomized greedy its own `d`
+    /// ([`GcVictim::rga_d`]); cost-benefit has no such model.
+    pub fn mean_field_d(self, blocks_per_plane: u32) -> Option<i32> {
         match self {
             GcVictim::Greedy => Some(30),
             GcVictim::Random => Some(1),
+            GcVictim::Rga => Some(Self::rga_d(blocks_per_plane) as i32),
             GcVictim::CostBenefit => None,
         }
+    }
+
+    /// Blocks randomized greedy draws on a plane of `blocks_per_plane` blocks: ⌊log2⌋ of it, at
+    /// least 1 (MQSim's `GC_and_WL_Unit_Page_Level` constructor: `rga_set_size`).
+    pub fn rga_d(blocks_per_plane: u32) -> u32 {
+        blocks_per_plane.max(2).ilog2()
     }
 }
 

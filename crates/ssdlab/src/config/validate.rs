@@ -370,8 +370,13 @@ fn check_rest(raw: &RawConfig, errs: &mut Vec<String>) {
         if p.method != super::FillMethod::Direct {
             errs.push("precondition.pattern = \"steady-state\": needs precondition.method = \"direct\" (the state is built at block level, not written page by page)".into());
         }
-        if raw.ftl.gc_victim.mean_field_d().is_none() {
-            errs.push("precondition.pattern = \"steady-state\": no steady-state model for ftl.gc_victim = \"cost-benefit\" (the mean-field model covers greedy and random)".into());
+        if raw
+            .ftl
+            .gc_victim
+            .mean_field_d(raw.geometry.blocks_per_plane)
+            .is_none()
+        {
+            errs.push("precondition.pattern = \"steady-state\": no steady-state model for ftl.gc_victim = \"cost-benefit\" (the mean-field model covers greedy, random and rga)".into());
         }
     }
     if p.pre_process && raw.dedup.enabled {

@@ -160,7 +160,7 @@ impl Ftl {
                 }
                 let d = self
                     .victim_kind
-                    .mean_field_d()
+                    .mean_field_d(self.geo.blocks_per_plane)
                     .expect("validated: steady-state needs a victim rule with a mean-field model");
                 (0, Some(valid_distribution(self.data_ppb, rho, d)))
             }
@@ -202,7 +202,7 @@ impl Ftl {
                     plane: plane as u32,
                     first: (plane * bpp) as u32,
                     tree: Fenwick::new(blocks.len()),
-                    victim: super::gc::policy(rules.victim, victim_rng),
+                    victim: super::gc::policy(rules.victim, victim_rng, bpp as u32),
                     rules: &rules,
                     blocks,
                     levels,

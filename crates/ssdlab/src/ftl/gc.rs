@@ -110,12 +110,42 @@ impl VictimPolicy for RandomVictim {
     }
 }
 
-/// The policy object for a config value.
-pub fn policy(v: GcVictim, rng: ChaCha8Rng) -> Box<dyn VictimPolicy> {
+/// Randomized greedy ([`GcVictim::Rga`]): the fewest valid pages among `d` blocks drawn
+/// without replacement (ties to the lowest block), counting only those that are candidates.
+pub struct Rga {
+    /// Blocks drawn per choice.
+    pub d: u32,
+    /// The draws' stream.
+    pub rng: ChaCha8Rng,
+}
+
+impl VictimPolicy for Rga {
+    fn victim(
+        &mut self,
+        blocks: &[BlockInfo],
+        keys: &[u16],
+        _ppb: u32,
+        _now: SimTime,
+    ) -> Option<usize> {
+        let n = blocks.len();
+        let d = (self.d as usize).min(n);
+        rand::seq::index::sample(&mut self.rng, n, d)
+            .into_iter()
+            .filter(|&i| keys[i] != u16::MAX)
+            .min_by_key(|&i| (keys[i], i))
+    }
+}
+
+/// The policy object for a config value on planes of `blocks_per_plane` blocks.
+pub fn policy(v: GcVictim, rng: ChaCha8Rng, blocks_per_plane: u32) -> Box<dyn VictimPolicy> {
     match v {
         GcVictim::Greedy => Box::new(Greedy),
         GcVictim::CostBenefit => Box::new(CostBenefit),
         GcVictim::Random => Box::new(RandomVictim(rng)),
+        GcVictim::Rga => Box::new(Rga {
+            d: GcVictim::rga_d(blocks_per_plane),
+            rng,
+        }),
     }
 }
 
@@ -174,6 +204,52 @@ mod tests {
         );
         let mut r = RandomVictim(ChaCha8Rng::seed_from_u64(1));
         assert_eq!(r.victim(&blocks, &keys(&blocks, 16), 16, SimTime(0)), None);
+    }
+
+    #[test]
+    fn rga_is_greedy_among_the_blocks_it_draws() {
+        let blocks = vec![
+            block(BlockState::Full, 10, 0),
+            block(BlockState::Active, 1, 0),
+            block(BlockState::Full, 4, 0),
+            block(BlockState::Full, 4, 0),
+            block(BlockState::Free, 0, 0),
+            block(BlockState::Full, 16, 0),
+            block(BlockState::Full, 12, 0),
+            block(BlockState::Full, 7, 0),
+        ];
+        let k = keys(&blocks, 16);
+        // Drawing every block, it is greedy (ties to the lowest block).
+        let mut all = Rga {
+            d: 8,
+            rng: ChaCha8Rng::seed_from_u64(3),
+        };
+        assert_eq!(all.victim(&blocks, &k, 16, SimTime(0)), Some(2));
+        // Drawing 3 of 8, the victim is the best of what was drawn: across seeds every
+        // candidate but the fewest-valid ones can win, the best two most often, and a draw of
+        // no candidate (blocks 1, 4 and 5 are not) gives none.
+        let mut wins = [0u32; 8];
+        let mut none = 0;
+        for seed in 0..4000 {
+            let mut r = Rga {
+                d: 3,
+                rng: ChaCha8Rng::seed_from_u64(seed),
+            };
+            match r.victim(&blocks, &k, 16, SimTime(0)) {
+                Some(i) => wins[i] += 1,
+                None => none += 1,
+            }
+        }
+        assert_eq!((wins[1], wins[4], wins[5]), (0, 0, 0));
+        assert!(wins[2] > wins[3] && wins[3] > wins[7] && wins[7] > wins[0] && wins[0] > wins[6]);
+        assert!(wins[6] > 0 && none > 0, "{wins:?} {none}");
+        // P(no candidate among 3 of 8 with 3 non-candidates) = 1 / C(8, 3) = 1/56.
+        assert!(
+            (f64::from(none) / 4000.0 - 1.0 / 56.0).abs() < 0.01,
+            "{none}"
+        );
+        assert_eq!(GcVictim::rga_d(2048), 11);
+        assert_eq!(GcVictim::rga_d(1), 1);
     }
 
     #[test]

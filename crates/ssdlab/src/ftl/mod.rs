@@ -161,7 +161,7 @@ impl Ftl {
             planes,
             gc_threshold: gc_threshold_blocks(cfg.ftl.gc_threshold, geo.blocks_per_plane),
             striping: Striping::new(cfg.ftl.stripe_order, &geo),
-            victim: gc::policy(cfg.ftl.gc_victim, gc_rng),
+            victim: gc::policy(cfg.ftl.gc_victim, gc_rng, cfg.geometry.blocks_per_plane),
             victim_kind: cfg.ftl.gc_victim,
             gc_start: cfg.ftl.gc_start,
             zombie: if cfg.buffer.host_pages > 0 {

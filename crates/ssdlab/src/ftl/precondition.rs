@@ -94,6 +94,9 @@ impl Ftl {
     /// programmed and invalid). Opened empty, a scheme with more streams would start the run
     /// with whole free blocks the others lack and defer GC that the others pay for.
     ///
+    /// With `clean` false (a `steady-state` fill, already where the writes lead) no plane is
+    /// cleaned: GC waits for the run, as after MQSim's preconditioning.
+    ///
     /// # Errors
     /// [`PreconditionError`] if a plane cannot be cleaned.
     pub fn open_streams(
@@ -101,6 +104,7 @@ impl Ftl {
         streams: &[Stream],
         fill: Stream,
         rng: &mut ChaCha8Rng,
+        clean: bool,
     ) -> Result<(), PreconditionError> {
         for plane in (0..self.geo.data_planes()).map(PlaneId) {
             for &stream in streams {
@@ -120,8 +124,42 @@ impl Ftl {
                     }
                 }
             }
-            while self.needs_gc(plane) {
+            while clean && self.needs_gc(plane) {
                 self.instant_gc(plane)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Gives each of `streams` an empty active block on every data plane, as MQSim's
+    /// preconditioning leaves its write frontiers (`Flash_Block_Manager`'s constructor takes the
+    /// GC frontier, and `Allocate_Pages_in_block_and_invalidate_remaining_for_preconditioning`
+    /// takes a fresh data frontier after each block it fills): a block the build left partly
+    /// written (translation pages of a mapping cache) has its rest programmed invalid first.
+    ///
+    /// # Errors
+    /// [`PreconditionError`] if a plane has no free block left for a frontier.
+    pub fn empty_frontiers(&mut self, streams: &[Stream]) -> Result<(), PreconditionError> {
+        for plane in (0..self.geo.data_planes()).map(PlaneId) {
+            for &stream in streams {
+                let slot = stream.slot(self.gc_shared);
+                let active = self.planes[plane.0 as usize].active[slot];
+                if active != crate::ftl::mapping::NONE {
+                    let written = self.blocks[active as usize].write_ptr;
+                    if written == 0 {
+                        continue;
+                    }
+                    for _ in written..self.data_ppb {
+                        let ppn = self
+                            .alloc(plane, stream, SimTime::ZERO)
+                            .ok_or(PreconditionError { plane: plane.0 })?;
+                        self.commit_unmapped(ppn);
+                    }
+                }
+                if self.planes[plane.0 as usize].free_blocks() == 0 {
+                    return Err(PreconditionError { plane: plane.0 });
+                }
+                self.open_block(plane, stream);
             }
         }
         Ok(())
@@ -336,6 +374,7 @@ mod tests {
             &streams,
             Stream::user(Level::Normal),
             &mut ChaCha8Rng::seed_from_u64(9),
+            true,
         )
         .unwrap();
         let mut points = Vec::new();
@@ -434,7 +473,7 @@ mod tests {
     /// variation 0.011 for random, 0.040 for greedy; 0.60 and 0.72 against no overwrites.)
     #[test]
     fn steady_state_is_where_long_random_overwrites_lead() {
-        for victim in ["random", "greedy"] {
+        for victim in ["random", "greedy", "rga"] {
             let v = format!("ftl.gc_victim={victim}");
             let steady = filled(&["precondition.pattern=steady-state", &v], 13);
             crate::verify::check_ftl(&steady, &|_| false).unwrap();
@@ -465,6 +504,37 @@ mod tests {
                 total_variation(&stats(&steady).0, &stats(&short).0),
             );
             assert!(near < 0.06 && far > 0.3, "{victim}: {near} {far}");
+        }
+    }
+
+    /// After a steady-state fill the run starts as MQSim's preconditioning leaves the drive:
+    /// host and GC write frontiers empty blocks (a block the build left partly written, here
+    /// by 20 translation pages per plane, is finished with invalid pages first) and no cleaning,
+    /// so every plane starts below its GC threshold.
+    #[test]
+    fn a_steady_state_start_has_empty_frontiers_and_no_cleaning() {
+        let mut f = filled(&["precondition.pattern=steady-state"], 5);
+        let erased = |f: &Ftl| f.blocks.iter().map(|b| u64::from(b.erase_count)).sum::<u64>();
+        let before = erased(&f);
+        let (user, gc) = (Stream::USER, Stream::GC);
+        f.open_streams(&[user], user, &mut ChaCha8Rng::seed_from_u64(9), false)
+            .unwrap();
+        for plane in (0..f.geo.data_planes()).map(PlaneId) {
+            for _ in 0..20 {
+                let ppn = f.alloc(plane, user, SimTime::ZERO).unwrap();
+                f.commit_unmapped(ppn);
+            }
+        }
+        f.empty_frontiers(&[user, gc]).unwrap();
+        crate::verify::check_ftl(&f, &|_| false).unwrap();
+        assert_eq!(erased(&f), before, "nothing was cleaned");
+        for p in &f.planes {
+            for s in [user, gc] {
+                let b = p.active[s.slot(f.gc_shared)];
+                assert_eq!(f.blocks[b as usize].write_ptr, 0);
+            }
+            // The fill left one free block above the threshold; the build took three.
+            assert_eq!(p.free_blocks(), f.gc_threshold + 1 - 3);
         }
     }
 

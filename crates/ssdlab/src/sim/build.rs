@@ -3,6 +3,8 @@
 
 use super::policy::Policies;
 use super::*;
+use crate::config::FillPattern;
+use crate::ftl::blocks::Stream;
 
 impl<'w> Simulation<'w> {
     /// Builds the drive with the policies of its schemes (`crate::schemes` fills them from
@@ -63,14 +65,22 @@ impl<'w> Simulation<'w> {
             }
             None => None,
         };
+        // A steady-state fill starts the run as MQSim's preconditioning does: no cleaning, and
+        // the host and GC write frontiers empty blocks.
+        let steady = written > 0 && cfg.precondition.pattern == FillPattern::SteadyState;
+        let fill_stream = Stream::user(fill_level);
         if written > 0 {
-            ftl.open_streams(
-                &policies.streams(),
-                crate::ftl::blocks::Stream::user(fill_level),
-                &mut fill_rng,
-            )?;
+            ftl.open_streams(&policies.streams(), fill_stream, &mut fill_rng, !steady)?;
         }
         ftl.start_mapping_cache(cfg, opts.verify)?;
+        if steady {
+            // Translation pages go to the normal-level host stream.
+            let mut streams = vec![fill_stream, Stream::gc(fill_level)];
+            if fill_stream != Stream::USER && ftl.cmt.is_some() {
+                streams.push(Stream::USER);
+            }
+            ftl.empty_frontiers(&streams)?;
+        }
         let mut sim = Simulation {
             host_logical,
             timing: Timing::of(cfg),
