@@ -514,7 +514,12 @@ mod tests {
     #[test]
     fn a_steady_state_start_has_empty_frontiers_and_no_cleaning() {
         let mut f = filled(&["precondition.pattern=steady-state"], 5);
-        let erased = |f: &Ftl| f.blocks.iter().map(|b| u64::from(b.erase_count)).sum::<u64>();
+        let erased = |f: &Ftl| {
+            f.blocks
+                .iter()
+                .map(|b| u64::from(b.erase_count))
+                .sum::<u64>()
+        };
         let before = erased(&f);
         let (user, gc) = (Stream::USER, Stream::GC);
         f.open_streams(&[user], user, &mut ChaCha8Rng::seed_from_u64(9), false)
