@@ -50,6 +50,13 @@ pub fn render(s: &Summary, cfg: &Config) -> String {
         "flash: {} reads, {} programs, {} erases; write amplification {:.3}; gc {} jobs, {:.1} ms, {} pages moved",
         s.flash.reads, s.flash.programs, s.flash.erases, s.write_amplification, s.gc.count, s.gc.time_ms, s.gc.pages_moved
     );
+    if s.flash.multi_plane.iter().any(|&n| n > 0) {
+        let [r, p, e] = s.flash.multi_plane;
+        let _ = writeln!(
+            o,
+            "multi-plane commands: {r} reads, {p} programs, {e} erases"
+        );
+    }
     let _ = writeln!(
         o,
         "wear: erases per block min {} / mean {:.2} / max {}",

@@ -231,8 +231,8 @@ pub struct Metrics {
     pub gc_pages_moved: u64,
     /// Most GC jobs one plane ran at once.
     pub gc_max_concurrent: u32,
-    /// Multi-plane operations (gangs of two or more pages).
-    pub multi_plane_ops: u64,
+    /// Multi-plane commands (gangs of two or more pages) by kind: reads, programs, erases.
+    pub multi_plane: [u64; 3],
     /// Program/erase and suspension accounting.
     pub pe: PeMetrics,
     /// Device buffer.
@@ -302,7 +302,7 @@ impl Default for Metrics {
             gc_time_ns: 0,
             gc_pages_moved: 0,
             gc_max_concurrent: 0,
-            multi_plane_ops: 0,
+            multi_plane: [0; 3],
             pe: PeMetrics::default(),
             buffer: BufferMetrics::default(),
             levels: LevelMetrics::default(),

@@ -101,6 +101,14 @@ pub struct FlashCounts {
     pub erases: u64,
     /// The same by cause (`user`, `gc`, …).
     pub by_cause: BTreeMap<&'static str, [u64; 3]>,
+    /// Multi-plane commands (two or more planes of a die at once) as reads, programs, erases;
+    /// left out when there are none (`flash.multi_plane` off).
+    #[serde(skip_serializing_if = "none_multi_plane")]
+    pub multi_plane: [u64; 3],
+}
+
+fn none_multi_plane(v: &[u64; 3]) -> bool {
+    v.iter().all(|&n| n == 0)
 }
 
 /// GC statistics.
@@ -284,6 +292,7 @@ impl Summary {
                 .iter()
                 .map(|c| (c.name(), m.flash[*c as usize]))
                 .collect(),
+            multi_plane: m.multi_plane,
         };
         let [all, read, write] = m.latency_sum_ns;
         (

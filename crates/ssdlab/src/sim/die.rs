@@ -504,11 +504,11 @@ impl Simulation<'_> {
             self.metrics.flash_op(cause, kind);
             id = next;
         }
-        if self.ops[leader as usize].pages > 1 {
-            self.metrics.multi_plane_ops += 1;
-        }
         let lead = &self.ops[leader as usize];
         let (kind, cause, transfer) = (lead.kind, lead.cause, lead.transfer);
+        if lead.pages > 1 {
+            self.metrics.multi_plane[kind as usize] += 1;
+        }
         self.dies[die].occupy(leader, OpClass::of(kind, cause), now);
         let t = &self.timing;
         match kind {

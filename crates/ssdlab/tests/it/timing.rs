@@ -92,6 +92,9 @@ fn multi_plane_read_senses_once_for_both_planes() {
         "{}",
         ganged.read.mean_us
     );
+    // Each of the 200 reads is one multi-plane command; without it none is reported.
+    assert_eq!(ganged.flash.multi_plane, [200, 0, 0]);
+    assert_eq!(single.flash.multi_plane, [0, 0, 0]);
 }
 
 #[test]
