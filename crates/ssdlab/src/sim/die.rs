@@ -446,7 +446,6 @@ impl Simulation<'_> {
     /// one array phase or bus transfer for the whole gang.
     fn start_op(&mut self, die: usize, leader: u32) {
         let now = self.now;
-        let occupancy = self.dies[die].occupancy(now);
         let mut id = leader;
         while id != NONE {
             if self.ops[id as usize].pick_at_start {
@@ -459,6 +458,7 @@ impl Simulation<'_> {
             let (kind, cause, plane, next, stream) =
                 (op.kind, op.cause, op.plane, op.next, Self::stream_of(op));
             if kind == OpKind::Read && cause == Cause::User {
+                let occupancy = self.dies[die].occupancy(now);
                 let (req, snapshot) = (op.req, self.read_snapshots[id as usize]);
                 let mut waited = [0; OpClass::COUNT];
                 for c in OpClass::ALL {
