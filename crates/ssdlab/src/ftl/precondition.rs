@@ -116,12 +116,8 @@ impl Ftl {
                     if stream == fill {
                         continue;
                     }
-                    for _ in 0..rng.random_range(0..self.data_ppb) {
-                        let ppn = self
-                            .alloc(plane, stream, SimTime::ZERO)
-                            .ok_or(PreconditionError { plane: plane.0 })?;
-                        self.commit_unmapped(ppn);
-                    }
+                    let pages = rng.random_range(0..self.data_ppb);
+                    self.program_invalid(plane, stream, pages)?;
                 }
             }
             while clean && self.needs_gc(plane) {
@@ -149,18 +145,30 @@ impl Ftl {
                     if written == 0 {
                         continue;
                     }
-                    for _ in written..self.data_ppb {
-                        let ppn = self
-                            .alloc(plane, stream, SimTime::ZERO)
-                            .ok_or(PreconditionError { plane: plane.0 })?;
-                        self.commit_unmapped(ppn);
-                    }
+                    self.program_invalid(plane, stream, self.data_ppb - written)?;
                 }
                 if self.planes[plane.0 as usize].free_blocks() == 0 {
                     return Err(PreconditionError { plane: plane.0 });
                 }
                 self.open_block(plane, stream);
             }
+        }
+        Ok(())
+    }
+
+    /// Programs the next `pages` pages of `stream` on `plane` with data since overwritten
+    /// (programmed, never valid).
+    fn program_invalid(
+        &mut self,
+        plane: PlaneId,
+        stream: Stream,
+        pages: u32,
+    ) -> Result<(), PreconditionError> {
+        for _ in 0..pages {
+            let ppn = self
+                .alloc(plane, stream, SimTime::ZERO)
+                .ok_or(PreconditionError { plane: plane.0 })?;
+            self.commit_unmapped(ppn);
         }
         Ok(())
     }

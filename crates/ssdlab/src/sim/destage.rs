@@ -51,8 +51,11 @@ impl Simulation<'_> {
         } else if let Some(e) = b.insert(lpn, true) {
             die = self.evicted(e, NONE);
         }
-        if let Some(b) = self.buffer.as_mut() {
-            b.add_sectors(lpn, sectors);
+        // Recorded only with the sector unit (the only one that sets them).
+        if sectors != 0 {
+            if let Some(b) = self.buffer.as_mut() {
+                b.add_sectors(lpn, sectors);
+            }
         }
         let period = self.cfg.buffer.eager_flush_period_ms;
         if period > 0.0 {
