@@ -8,16 +8,16 @@
 //!
 //! - **Full**: each table entry is followed by a version (the newest written, per logical page;
 //!   the one held, per physical page), sharing the entry's cache line: 8 bytes per page each
-//!   side. Needed by `--verify` and by schemes that compare versions of pages long after they
-//!   were written (staged copies, twin pages, parity, dropped host copies).
+//!   side. Kept with `--verify` (which checks every read against them) or `--full-versions`.
 //! - **Sparse**: no per-page version. A bit per logical page says whether the host ever wrote
 //!   it, and a small record is kept only for a page whose versions say more than that bit:
 //!   from its next write until no program of it is in flight and its mapped version is its
 //!   newest ([`Mapping::program_done`] of its last program drops it). Its versions count from
 //!   that record's creation, so they differ from the full tables' numbers but every comparison
 //!   the core makes between them comes out the same; a property test runs both and compares
-//!   the results. A version taken from a record must not be kept past the record's end (only
-//!   programs in flight keep one).
+//!   the results. A version taken from a record must not be kept past the record's end: the
+//!   core keeps one only in programs in flight, which keep the record; a scheme that keeps
+//!   one longer pins the page ([`Mapping::pin`]) first.
 //!
 //! With either kind, the same per-page record counts the page's programs in flight (the
 //! controller holds their data: reads of the page wait for or are served from them).
@@ -50,6 +50,14 @@ pub enum VersionTables {
 }
 
 impl VersionTables {
+    /// Full tables when asked for (`--verify`, `--full-versions`), else sparse ones.
+    pub fn kept(full: bool) -> Self {
+        if full {
+            VersionTables::Full
+        } else {
+            VersionTables::Sparse
+        }
+    }
     /// `u32`s per table entry.
     pub fn stride(self) -> usize {
         match self {
@@ -156,13 +164,16 @@ struct Open {
     newest: u32,
     /// Sparse tables: version of the mapped physical page (meaningful while it is mapped).
     mapped: u32,
+    /// Versions of the page a scheme keeps to compare later ([`Mapping::pin`]).
+    pins: u32,
 }
 
 impl Open {
-    /// Whether the record says nothing the tables do not: no program in flight and the mapped
-    /// version is the newest (with full tables both stay 0), or the page is `unmapped`.
+    /// Whether the record says nothing the tables do not: no program in flight, no pin, and
+    /// the mapped version is the newest (with full tables both stay 0) or the page is
+    /// `unmapped`.
     fn closed(&self, unmapped: impl FnOnce() -> bool) -> bool {
-        self.programs == 0 && (self.newest == self.mapped || unmapped())
+        self.programs == 0 && self.pins == 0 && (self.newest == self.mapped || unmapped())
     }
 }
 
@@ -176,6 +187,9 @@ impl Written {
     }
     fn set(&mut self, lpn: u32) {
         self.0[lpn as usize / 64] |= 1 << (lpn % 64);
+    }
+    fn clear(&mut self, lpn: u32) {
+        self.0[lpn as usize / 64] &= !(1 << (lpn % 64));
     }
 }
 
@@ -312,11 +326,20 @@ impl Mapping {
                 .map_or(u32::from(w.get(lpn)), |o| o.newest),
         }
     }
+    /// The version `ppn` holds for `--verify`'s bookkeeping (a copy of it programmed
+    /// elsewhere records it): [`Mapping::held`] with full tables, 0 (nothing to check) with
+    /// sparse ones.
+    #[inline]
+    pub fn verify_version(&self, ppn: u32) -> u32 {
+        match self.written {
+            None => self.held(ppn),
+            Some(_) => 0,
+        }
+    }
     /// Version held by `ppn`.
     ///
     /// # Panics
-    /// With sparse tables, which do not keep it (a scheme that asks says so through
-    /// `Lifecycle::compares_versions`, and the run keeps full tables).
+    /// With sparse tables, which do not keep it (`--verify` keeps full tables).
     #[inline]
     pub fn held(&self, ppn: u32) -> u32 {
         assert!(
@@ -354,17 +377,37 @@ impl Mapping {
         }
         o
     }
-    /// Sets the newest version of `lpn` back to `version` (a version the device received was
-    /// lost: shadowgc.txt's dropped twin-shadow whose host copy died in a restart).
-    ///
-    /// # Panics
-    /// With sparse tables (ShadowGC keeps full ones).
+    /// Sets the newest version of `lpn` back to `version`, one it had (a version the device
+    /// received was lost: shadowgc.txt's dropped twin-shadow whose host copy died in a
+    /// restart); 0 makes the page never written again.
     pub fn set_newest(&mut self, lpn: u32, version: u32) {
-        assert!(
-            self.written.is_none(),
-            "setting a version back needs full version tables"
-        );
-        self.logical[lpn as usize * 2 + 1] = version;
+        let Some(w) = self.written.as_mut() else {
+            self.logical[lpn as usize * 2 + 1] = version;
+            return;
+        };
+        let o = Self::record(&mut self.open, &self.logical, w, lpn);
+        o.newest = version;
+        if version == 0 {
+            w.clear(lpn);
+        }
+        self.release(lpn);
+    }
+    /// Keeps `lpn`'s versions comparable until [`Mapping::unpin`]: a scheme that keeps a
+    /// version of the page (from [`Mapping::newest`] or [`Mapping::mapped_version`], taken
+    /// after this call) to compare with later ones. Full tables keep every version anyway.
+    pub fn pin(&mut self, lpn: u32) {
+        if let Some(w) = self.written.as_ref() {
+            Self::record(&mut self.open, &self.logical, w, lpn).pins += 1;
+        }
+    }
+    /// Ends one [`Mapping::pin`] of `lpn`.
+    pub fn unpin(&mut self, lpn: u32) {
+        if self.written.is_none() {
+            return;
+        }
+        let o = self.open.get_mut(&lpn).expect("a pinned page has a record");
+        o.pins -= 1;
+        self.release(lpn);
     }
     /// Records that `ppn` was programmed with `version` of some page (not yet mapped); kept by
     /// full tables only.
@@ -607,6 +650,56 @@ mod tests {
         m.release(0);
         assert_eq!(m.open_records(), 1);
         assert!(b > m.mapped_version(0));
+    }
+
+    /// A pinned page keeps its record, so a version taken while pinned still compares right
+    /// after its programs are done; unpinned, the record goes.
+    #[test]
+    fn a_pin_keeps_versions_comparable() {
+        let mut m = Mapping::new(2, 4, VersionTables::Sparse).unwrap();
+        let a = m.next_version(0);
+        m.programmed(0, a);
+        assert!(m.supersedes(0, a));
+        m.remap(0, 0);
+        m.release(0);
+        assert_eq!(m.open_records(), 0);
+        m.pin(0);
+        let kept = m.mapped_version(0);
+        assert_eq!(kept, m.newest(0));
+        let b = m.next_version(0);
+        m.program_started(0, b);
+        assert!(m.supersedes(0, b));
+        m.remap(0, 1);
+        m.program_done(0);
+        assert_eq!(m.open_records(), 1, "the pin keeps the record");
+        assert_ne!(m.newest(0), kept);
+        m.unpin(0);
+        assert_eq!(m.open_records(), 0);
+    }
+
+    /// Setting the newest version back (a lost write) on both kinds of tables: back to the
+    /// mapped one, and to 0 for a page that never reached flash.
+    #[test]
+    fn set_newest_goes_back_alike_on_both_tables() {
+        for t in [VersionTables::Full, VersionTables::Sparse] {
+            let mut m = Mapping::new(2, 4, t).unwrap();
+            let a = m.next_version(0);
+            m.programmed(0, a);
+            assert!(m.supersedes(0, a));
+            m.remap(0, 0);
+            m.release(0);
+            m.next_version(0);
+            assert!(m.newest(0) > m.mapped_version(0));
+            m.set_newest(0, m.mapped_version(0));
+            assert_eq!(m.newest(0), m.mapped_version(0));
+            m.next_version(1);
+            m.set_newest(1, 0);
+            assert!(m.is_at(1, NONE), "{t:?}: never written again");
+            m.release(0);
+            if t == VersionTables::Sparse {
+                assert_eq!(m.open_records(), 0);
+            }
+        }
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //!   primary block erases its twin.
 //! * A read goes to the replica whose die is not busy with a program or erase, and to the less
 //!   loaded one otherwise; a twin is used only once its program of the current version has
-//!   completed.
+//!   completed. Each data placed on the primary half gets a stamp; a twin page is current while
+//!   it holds the stamp of the data on its partner.
 //! * With role switching (`redundancy.rails_switch_us`) the halves alternate periods: the read
 //!   set starts no program or erase, reads go to it when it holds the current version, and a
 //!   host write completes when the primary has it.
@@ -51,7 +52,9 @@ fn install(cfg: &Config, p: &mut Policies) {
         period_ns,
         read_set,
         space_factor: f64::from(geo.pages()) / f64::from(geo.data_pages()),
-        twin_lpn: Vec::new(),
+        primary: Vec::new(),
+        twin: Vec::new(),
+        stamp: 0,
         switch_pending: false,
     }));
 }
@@ -84,8 +87,12 @@ struct Rails {
     read_set: Option<ReadSet>,
     /// Physical pages (both halves) over data pages.
     space_factor: f64,
-    /// Logical page held by each mirror page (`NONE` if none yet or erased).
-    twin_lpn: Vec<u32>,
+    /// Per primary page, the stamp of the data last placed on it.
+    primary: Vec<u32>,
+    /// Per primary page, the stamp of the data its twin holds (0: none yet, or erased).
+    twin: Vec<u32>,
+    /// The last stamp given.
+    stamp: u32,
     /// A role switch is scheduled.
     switch_pending: bool,
 }
@@ -97,32 +104,30 @@ impl Rails {
 }
 
 impl Lifecycle for Rails {
-    /// The logical page of every mirror page (4 B per physical page).
+    /// Two stamps per primary page (4 B per physical page).
     fn table_bytes(&self, _cfg: &Config, t: &Tables) -> Option<(&'static str, u64)> {
-        Some(("mirror table", 4 * t.physical))
-    }
-    /// A twin page is current only while it holds the version its partner holds.
-    fn compares_versions(&self) -> bool {
-        true
+        Some(("mirror stamps", 4 * t.physical))
     }
     fn seams(&self) -> &'static [Seam] {
         &[Seam::ReadRoute, Seam::Placed, Seam::Erasing, Seam::Idle]
     }
 
     /// The drive was preconditioned mirrored: every page the fill left valid on the primary
-    /// half is also on its twin.
+    /// half is also on its twin (stamp 1).
     fn start(&mut self, cx: &mut Ctx) -> Result<(), SimError> {
         let half = cx.geo().data_pages();
         let map = &mut cx.ftl().map;
-        self.twin_lpn = (0..half)
+        self.primary = (0..half)
             .map(|ppn| {
-                let lpn = map.lpn(ppn);
-                if lpn != NONE {
-                    map.programmed(ppn + half, map.held(ppn));
+                let valid = map.lpn(ppn) != NONE;
+                if valid {
+                    map.programmed(ppn + half, map.verify_version(ppn));
                 }
-                lpn
+                u32::from(valid)
             })
             .collect();
+        self.twin.clone_from(&self.primary);
+        self.stamp = 1;
         Ok(())
     }
 
@@ -142,10 +147,9 @@ impl ReadRoute for Rails {
         if op.ppn == NONE {
             return Ok(Route::Queue);
         }
-        let half = cx.geo().data_pages();
-        let twin = op.ppn + half;
-        let map = &cx.ftl_ref().map;
-        if self.twin_lpn[op.ppn as usize] != op.lpn || map.held(twin) != map.held(op.ppn) {
+        let twin = op.ppn + cx.geo().data_pages();
+        let stamp = self.twin[op.ppn as usize];
+        if stamp == 0 || stamp != self.primary[op.ppn as usize] {
             return Ok(Route::Queue);
         }
         let twin_die = cx.geo().die_of(Ppn(twin)).0 as usize;
@@ -182,10 +186,15 @@ impl WriteFanout for Rails {
         op.level = src.level;
         op.transfer = true;
         op.version = if src.cause == Cause::Gc {
-            cx.ftl_ref().map.held(src.src)
+            cx.ftl_ref().map.verify_version(src.src)
         } else {
             src.version
         };
+        // Stamps wrap after 2^32 placements, skipping 0; a twin can hold an old stamp only
+        // until its block's erase, far sooner.
+        self.stamp = self.stamp.checked_add(1).unwrap_or(1);
+        self.primary[src.ppn as usize] = self.stamp;
+        op.src = self.stamp;
         // With role switching the host write is done when the primary has it; the mirror
         // catches up in its next write period.
         if self.period_ns == 0 {
@@ -224,7 +233,7 @@ impl OwnedOps for Rails {
         match op.kind {
             OpKind::Program => {
                 cx.ftl().map.programmed(op.ppn, op.version);
-                self.twin_lpn[(op.ppn - half) as usize] = op.lpn;
+                self.twin[(op.ppn - half) as usize] = op.src;
                 if op.req != NONE {
                     cx.page_done(op.req);
                 }
@@ -232,7 +241,7 @@ impl OwnedOps for Rails {
             OpKind::Erase => {
                 cx.ftl().blocks[op.src as usize].erase_count += 1;
                 let first = (op.src * ppb - half) as usize;
-                self.twin_lpn[first..first + ppb as usize].fill(NONE);
+                self.twin[first..first + ppb as usize].fill(0);
             }
             OpKind::Read => unreachable!("Rails queues no reads of its own"),
         }

@@ -34,7 +34,7 @@ impl<'w> Simulation<'w> {
         let rngs = Rngs::new(opts.seed);
         let geo = Geometry::of(cfg);
         let started = Instant::now();
-        let tables = policies.version_tables(opts.keeps_full_versions());
+        let tables = crate::ftl::mapping::VersionTables::kept(opts.keeps_full_versions());
         let mut ftl = Ftl::new(cfg, rngs.stream("gc-victim"), tables)?;
         // The host's pages, before any policy appends pages of its own.
         let host_logical = ftl.map.logical_pages();

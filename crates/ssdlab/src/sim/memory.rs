@@ -19,7 +19,8 @@ pub const LRU_BYTES_PER_PAGE: u64 = 32 + 18;
 pub const CMT_BYTES_PER_ENTRY: u64 = 24 + 16 + 18 + 4;
 
 /// Bytes of a logical page's record in the mapping (`ftl/mapping.rs`: programs in flight,
-/// sparse versions): key and value, 20 B, in a hash table that may be half empty after it grew.
+/// sparse versions, pins): key and value, 24 B, in a hash table that may be half empty after it
+/// grew.
 pub const RECORD_BYTES: u64 = 48;
 
 /// Process overhead besides the tables: code, histograms, I/O buffers, allocator slack.
@@ -87,7 +88,7 @@ pub fn estimate_with(
         physical: u64::from(geo.pages()),
         blocks: u64::from(geo.blocks()),
     };
-    let tables = policies.version_tables(full_versions);
+    let tables = VersionTables::kept(full_versions);
     let mut parts = vec![
         (
             match tables {

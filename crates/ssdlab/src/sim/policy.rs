@@ -24,7 +24,6 @@ use crate::buffer::Hotness;
 use crate::config::Config;
 use crate::flash::Level;
 use crate::ftl::blocks::Stream;
-use crate::ftl::mapping::VersionTables;
 use crate::metrics::{Metrics, Summary};
 pub use crate::sched::gc_exec::{GcExec, GcView};
 use crate::verify::VerifyError;
@@ -235,11 +234,6 @@ pub trait Lifecycle {
     fn power_loss(&mut self, _cx: &mut Ctx) {}
     /// Restart after a power loss, once the device buffer's flush is queued.
     fn restarted(&mut self, _cx: &mut Ctx) {}
-    /// Whether the policy keeps page versions or compares them after the programs that
-    /// carried them are done (the mapping then keeps full version tables: `ftl/mapping.rs`).
-    fn compares_versions(&self) -> bool {
-        false
-    }
     /// Whether the policy holds a newer version of `lpn` than flash (end-of-run check).
     fn holds_newer(&self, _lpn: u32) -> bool {
         false
@@ -386,16 +380,6 @@ impl Policies {
         self.level
             .as_ref()
             .map_or(Level::Normal, |l| l.fill_level())
-    }
-
-    /// How the run's mapping keeps versions: full tables when `full` (`--verify`,
-    /// `RunOptions::full_versions`) or a scheme compares versions, else sparse ones.
-    pub fn version_tables(&self, full: bool) -> VersionTables {
-        if full || self.list.iter().flatten().any(|p| p.compares_versions()) {
-            VersionTables::Full
-        } else {
-            VersionTables::Sparse
-        }
     }
 
     /// Levels GC may relocate one victim's pages into (1 unless the level policy re-decides

@@ -108,3 +108,126 @@ fn a_workload_of_rewrites_gives_the_same_summary() {
     assert_eq!(sparse, run(&cfg, &spec, 1, None, true));
     assert!(sparse["flash"]["programs"].as_u64().unwrap() > 2500);
 }
+
+/// The settings of scheme `k` of [`schemes_match_with_sparse_versions`] on a drive of
+/// `channels` channels (`variant` picks among its options), and whether its workload carries
+/// duplicate content.
+fn scheme_sets(k: u32, variant: u32, channels: u32) -> (Vec<String>, bool) {
+    let sets = |s: &[&str]| s.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    match k {
+        0 => (
+            sets(&[
+                "staging.design=extra-chip",
+                ["staging.hot_fraction=1", "staging.hot_fraction=0.25"][variant as usize % 2],
+            ]),
+            false,
+        ),
+        1 => (
+            sets(&[
+                "staging.design=reserved-blocks",
+                "staging.reserved_blocks_per_plane=2",
+                "staging.max_queued_copies=1",
+            ]),
+            false,
+        ),
+        2 => (
+            sets(&[
+                "dedup.enabled=true",
+                "staging.design=extra-chip",
+                "staging.policy=deduphr",
+            ]),
+            true,
+        ),
+        3 => (
+            sets(&[
+                "dedup.enabled=true",
+                "staging.design=extra-chip",
+                "staging.hot_fraction=1",
+                ["staging.key=lba", "staging.key=content"][variant as usize % 2],
+            ]),
+            true,
+        ),
+        4 => {
+            let switch = ["0", "300"][variant as usize % 2];
+            (
+                vec![
+                    "redundancy.scheme=rails".into(),
+                    format!("redundancy.rails_switch_us={switch}"),
+                    format!("geometry.channels={}", 2 * channels),
+                ],
+                false,
+            )
+        }
+        5 => (
+            vec![
+                "redundancy.scheme=ttflash".into(),
+                "redundancy.ttflash_k=2".into(),
+                "geometry.channels=3".into(),
+                format!(
+                    "redundancy.parity_update={}",
+                    ["read-modify-write", "stripe"][variant as usize % 2]
+                ),
+            ],
+            false,
+        ),
+        _ => (
+            vec![
+                "buffer.host_pages=32".into(),
+                "buffer.device_pages=16".into(),
+                format!(
+                    "shadow.gc={}",
+                    ["sgc", "hgc", "dgc", "zgc"][variant as usize % 4]
+                ),
+            ],
+            false,
+        ),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 60, ..ProptestConfig::default() })]
+
+    /// The schemes that keep versions of pages past their programs (HotR's and DedupHR's
+    /// staged copies, Rails' twins, TTFlash's parity of current versions, ShadowGC's dropped
+    /// twins set back at a power loss) give the same summary with sparse and full version
+    /// tables.
+    #[test]
+    fn schemes_match_with_sparse_versions(
+        seed in 0u64..1000,
+        scheme in 0u32..7,
+        variant in 0u32..4,
+        channels in 1u32..3,
+        blocks in 24u32..48,
+        ppb in prop::sample::select(vec![8u32, 16]),
+        write_ratio in 0.2f64..0.8,
+        fill in 0.5f64..0.9,
+        iat_us in prop::sample::select(vec![5.0f64, 30.0, 200.0]),
+        power_loss in any::<bool>(),
+    ) {
+        let (mut sets, dedup) = scheme_sets(scheme, variant, channels);
+        if !sets.iter().any(|s| s.starts_with("geometry.channels")) {
+            sets.push(format!("geometry.channels={channels}"));
+        }
+        sets.extend([
+            format!("geometry.blocks_per_plane={blocks}"),
+            format!("geometry.pages_per_block={ppb}"),
+            "ftl.over_provisioning=0.4".into(),
+            format!("precondition.fill={fill}"),
+            "precondition.pattern=random".into(),
+        ]);
+        let cfg = crate::config("tiny", &sets.iter().map(String::as_str).collect::<Vec<_>>());
+        let spec = SynthSpec {
+            requests: 1500,
+            write_ratio,
+            size_kib: vec![4, 8],
+            arrivals: Arrivals::Exponential(iat_us),
+            footprint_gib: f64::from(channels * blocks * ppb) * 4.0 * 0.3 / 1024.0 / 1024.0,
+            zipf: 0.99,
+            dedup: if dedup { 0.5 } else { 0.0 },
+            seed,
+            ..SynthSpec::default()
+        };
+        let at = power_loss.then_some(iat_us as u64 * 700_000);
+        prop_assert_eq!(run(&cfg, &spec, seed, at, false), run(&cfg, &spec, seed, at, true));
+    }
+}

@@ -25,7 +25,7 @@ use crate::flash::{BlockId, Level};
 use crate::ftl::blocks::{BlockState, Stream};
 use crate::ftl::mapping::NONE;
 use crate::metrics::{Metrics, Summary};
-use crate::sim::memory::{Tables, LRU_BYTES_PER_PAGE};
+use crate::sim::memory::{Tables, LRU_BYTES_PER_PAGE, RECORD_BYTES};
 use crate::sim::policy::{
     CacheRead, CacheWrite, GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute,
     Relocation, Seam, WriteFanout,
@@ -225,15 +225,12 @@ impl OwnedOps for Shadow {
 
 impl Lifecycle for Shadow {
     /// The host buffer (an LRU entry per page), the FTL's zombie bit per logical page, and
-    /// the twin-dropped set (at most one entry per device-buffer page).
+    /// the twin-dropped set (at most one entry per device-buffer page, with the mapping record
+    /// that keeps the dropped version).
     fn table_bytes(&self, cfg: &Config, t: &Tables) -> Option<(&'static str, u64)> {
         let host = u64::from(cfg.buffer.host_pages) * LRU_BYTES_PER_PAGE;
-        let twins = u64::from(cfg.buffer.device_pages) * 16;
+        let twins = u64::from(cfg.buffer.device_pages) * (16 + RECORD_BYTES);
         Some(("host buffer and zombie bits", host + t.logical / 8 + twins))
-    }
-    /// A restart sets a page's newest version back to the one the device still holds.
-    fn compares_versions(&self) -> bool {
-        true
     }
     fn seams(&self) -> &'static [Seam] {
         &[Seam::Relocate, Seam::ClaimRefresh, Seam::BlockOpened]

@@ -61,7 +61,8 @@ impl Staging {
     }
 
     /// Queues the program of `version` of page `lpn` as the copy filed under `key` into a
-    /// staging page off `home_die`, unless no staging page is free now.
+    /// staging page off `home_die`, unless no staging page is free now. The caller pinned
+    /// `lpn`; the program keeps the pin until done (no program: unpinned here).
     pub(super) fn stage_copy(
         &mut self,
         cx: &mut Ctx,
@@ -70,8 +71,8 @@ impl Staging {
         version: u32,
         home_die: u32,
     ) {
-        self.in_flight.remove(&key);
         let Some((ppn, plane)) = self.staging_page(cx, home_die) else {
+            cx.ftl().map.unpin(lpn);
             return;
         };
         let die = cx.geo().die_of_plane(PlaneId(plane)).0 as usize;
@@ -79,6 +80,7 @@ impl Staging {
             // The staging die is backlogged: skip the copy (the page stays unused until its
             // block is reclaimed).
             cx.metrics().staging.copies_skipped += 1;
+            cx.ftl().map.unpin(lpn);
             return;
         }
         self.queued_copies[die] += 1;
@@ -101,8 +103,10 @@ impl Staging {
     /// A staging copy is programmed: it becomes the page's copy unless the page changed since.
     pub(super) fn copy_done(&mut self, cx: &mut Ctx, op: &Op) {
         cx.metrics().levels.programs[op.level as usize] += 1;
-        cx.ftl().map.programmed(op.ppn, op.version);
-        let newest = cx.ftl_ref().map.newest(op.lpn);
+        let map = &mut cx.ftl().map;
+        map.programmed(op.ppn, op.version);
+        let newest = map.newest(op.lpn);
+        map.unpin(op.lpn);
         let count = cx.references(op.lpn).unwrap_or(0);
         self.queued_copies[op.die as usize] -= 1;
         let block = op.ppn / self.ppb;

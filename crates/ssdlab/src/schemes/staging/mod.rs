@@ -31,7 +31,7 @@ use crate::flash::{BlockId, Geometry, PlaneId, Ppn};
 use crate::ftl::mapping::NONE;
 use crate::metrics::{Metrics, Summary};
 use crate::sched::OpKind;
-use crate::sim::memory::{Tables, LRU_BYTES_PER_PAGE};
+use crate::sim::memory::{Tables, LRU_BYTES_PER_PAGE, RECORD_BYTES};
 use crate::sim::policy::{
     GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, Seam, WriteFanout,
 };
@@ -60,8 +60,9 @@ struct StagingPlane {
 /// A copy in the making.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum InFlight {
-    /// The home read of this FTL page, whose data the copy will take, is in flight.
-    Reading(u32),
+    /// The home read of FTL page `lpn`, whose data (`version`) the copy will take, is in
+    /// flight; the page is pinned ([`crate::ftl::Mapping::pin`]) while the entry lasts.
+    Reading { lpn: u32, version: u32 },
     /// Being programmed into this staging page.
     Programming(u32),
 }
@@ -157,6 +158,14 @@ impl Staging {
         }
     }
 
+    /// Drops `key`'s copy in the making, if any (its read's pin with it; a copy being
+    /// programmed keeps its pin until done).
+    fn forget(&mut self, cx: &mut Ctx, key: u32) {
+        if let Some(InFlight::Reading { lpn, .. }) = self.in_flight.remove(&key) {
+            cx.ftl().map.unpin(lpn);
+        }
+    }
+
     /// HotR keyed by host page under dedup.
     fn keyed_by_lba(&self) -> bool {
         matches!(&self.trigger, Trigger::ReadHot(h) if h.by_lba)
@@ -193,7 +202,16 @@ impl ReadRoute for Staging {
         Ok(match self.decide(m, key, home_die, conflicted, copy_busy) {
             Decision::Home => Route::Queue,
             Decision::HomeThenCopy => {
-                self.in_flight.insert(key, InFlight::Reading(op.lpn));
+                // The version the read returns: the mapped one (no write of the page is in
+                // flight or buffered, or the read would not reach flash).
+                let map = &mut cx.ftl().map;
+                map.pin(op.lpn);
+                let version = map.mapped_version(op.lpn);
+                let reading = InFlight::Reading {
+                    lpn: op.lpn,
+                    version,
+                };
+                self.in_flight.insert(key, reading);
                 Route::QueueAndTell
             }
             Decision::Copy(copy) => {
@@ -210,16 +228,15 @@ impl ReadRoute for Staging {
     /// the controller, so no extra read).
     fn served(&mut self, cx: &mut Ctx, read: &Op) {
         let home = cx.geo().die_of_plane(PlaneId(read.plane)).0;
-        let version = if read.ppn == NONE {
-            0
-        } else {
-            cx.ftl_ref().map.held(read.ppn)
-        };
         let key = self.key_of(read);
         // Not if the key was written while the read was in flight (the data read is stale),
         // nor for an older read of the key than the one that asked for the copy.
-        if self.in_flight.get(&key) == Some(&InFlight::Reading(read.lpn)) {
-            self.stage_copy(cx, key, read.lpn, version, home);
+        if let Some(&InFlight::Reading { lpn, version }) = self.in_flight.get(&key) {
+            if lpn == read.lpn {
+                // The entry's pin passes to the copy.
+                self.in_flight.remove(&key);
+                self.stage_copy(cx, key, lpn, version, home);
+            }
         }
     }
 }
@@ -299,7 +316,7 @@ impl Staging {
 
     /// A write of `key` makes its copy stale and removes its entry.
     fn written(&mut self, cx: &mut Ctx, key: u32) {
-        self.in_flight.remove(&key);
+        self.forget(cx, key);
         if self.drop_copy(key) {
             cx.metrics().staging.copies_invalidated += 1;
         }
@@ -332,7 +349,9 @@ impl Staging {
             cx.plane_of(ppn)
         };
         let home = cx.geo().die_of_plane(plane).0;
-        let version = cx.ftl_ref().map.newest(cid);
+        let map = &mut cx.ftl().map;
+        map.pin(cid);
+        let version = map.newest(cid);
         self.stage_copy(cx, cid, cid, version, home);
     }
 }
@@ -363,8 +382,9 @@ impl OwnedOps for Staging {
 
 impl Lifecycle for Staging {
     /// The hot set's two bits per logical page, the R-LRU lists (at most `hot_fraction` of
-    /// the pages), and per staging page a copy entry, its reverse entry and an in-flight
-    /// entry (16 B each at the hash maps' worst load).
+    /// the pages), per staging page a copy entry, its reverse entry and an in-flight entry
+    /// (16 B each at the hash maps' worst load), and a mapping record pinning the page of each
+    /// copy program queued (a read's pin is counted with the pages in flight).
     fn table_bytes(&self, cfg: &Config, t: &Tables) -> Option<(&'static str, u64)> {
         let geo = Geometry::of(cfg);
         let staging = match cfg.staging.design {
@@ -377,11 +397,8 @@ impl Lifecycle for Staging {
             }
         };
         let rlru = (cfg.staging.hot_fraction * t.logical as f64) as u64 * LRU_BYTES_PER_PAGE;
-        Some(("staging tables", t.logical / 4 + rlru + 48 * staging))
-    }
-    /// A staged copy serves reads while its version is the newest, long after it was written.
-    fn compares_versions(&self) -> bool {
-        true
+        let pins = u64::from(geo.dies()) * u64::from(cfg.staging.max_queued_copies) * RECORD_BYTES;
+        Some(("staging tables", t.logical / 4 + rlru + 48 * staging + pins))
     }
     fn seams(&self) -> &'static [Seam] {
         &[
@@ -398,7 +415,10 @@ impl Lifecycle for Staging {
         cx.metrics().staging.copies_lost += self.copies.len() as u64;
         self.copies.clear();
         self.page_lpn.clear();
-        self.in_flight.clear();
+        let keys: Vec<u32> = self.in_flight.keys().copied().collect();
+        for key in keys {
+            self.forget(cx, key);
+        }
         self.lost_at = Some(cx.now());
         if let Trigger::ReadHot(hot) = &mut self.trigger {
             hot.clear();

@@ -151,7 +151,11 @@ impl WriteFanout for TtFlash {
             Cause::User => rmw || op.version == cx.ftl_ref().map.newest(lpn),
             // A relocation of the newest version (not of one a host write is replacing).
             Cause::Gc if op.version > 0 => op.version == cx.ftl_ref().map.newest(lpn),
-            Cause::Gc => cx.ftl_ref().map.held(op.src) == cx.ftl_ref().map.newest(lpn),
+            // A copy of the page GC read: it is still the mapped page and holds the newest.
+            Cause::Gc => {
+                let map = &cx.ftl_ref().map;
+                map.lpn(op.src) == lpn && map.mapped_version(lpn) == map.newest(lpn)
+            }
             _ => return Ok(()),
         };
         if !current || self.parity.is_parity_id(lpn) {
@@ -207,10 +211,6 @@ impl Lifecycle for TtFlash {
     fn table_bytes(&self, cfg: &Config, t: &Tables) -> Option<(&'static str, u64)> {
         let stripes = t.logical / u64::from(cfg.redundancy.ttflash_k) + 1;
         Some(("parity tables", stripes * (8 + 32 + 16) + 4 * t.physical))
-    }
-    /// Parity is updated for the current version of a page only, known when its program ends.
-    fn compares_versions(&self) -> bool {
-        true
     }
     fn seams(&self) -> &'static [Seam] {
         &[Seam::ReadRoute, Seam::Placed, Seam::Trimmed]
