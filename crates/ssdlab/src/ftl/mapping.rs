@@ -394,20 +394,27 @@ impl Mapping {
     }
     /// Keeps `lpn`'s versions comparable until [`Mapping::unpin`]: a scheme that keeps a
     /// version of the page (from [`Mapping::newest`] or [`Mapping::mapped_version`], taken
-    /// after this call) to compare with later ones. Full tables keep every version anyway.
+    /// after this call) to compare with later ones. Full tables keep every version anyway, but
+    /// count pins too, so `--verify` runs can check a scheme releases each ([`Mapping::pins`]).
     pub fn pin(&mut self, lpn: u32) {
-        if let Some(w) = self.written.as_ref() {
-            Self::record(&mut self.open, &self.logical, w, lpn).pins += 1;
-        }
+        let o = match self.written.as_ref() {
+            None => self.open.entry(lpn).or_default(),
+            Some(w) => Self::record(&mut self.open, &self.logical, w, lpn),
+        };
+        o.pins += 1;
     }
     /// Ends one [`Mapping::pin`] of `lpn`.
+    ///
+    /// # Panics
+    /// If `lpn` is not pinned.
     pub fn unpin(&mut self, lpn: u32) {
-        if self.written.is_none() {
-            return;
-        }
         let o = self.open.get_mut(&lpn).expect("a pinned page has a record");
         o.pins -= 1;
         self.release(lpn);
+    }
+    /// Pins held, over all pages.
+    pub fn pins(&self) -> u64 {
+        self.open.values().map(|o| u64::from(o.pins)).sum()
     }
     /// Records that `ppn` was programmed with `version` of some page (not yet mapped); kept by
     /// full tables only.
@@ -673,8 +680,14 @@ mod tests {
         m.program_done(0);
         assert_eq!(m.open_records(), 1, "the pin keeps the record");
         assert_ne!(m.newest(0), kept);
+        assert_eq!(m.pins(), 1);
         m.unpin(0);
-        assert_eq!(m.open_records(), 0);
+        assert_eq!((m.open_records(), m.pins()), (0, 0));
+        let mut full = Mapping::new(2, 4, VersionTables::Full).unwrap();
+        full.pin(1);
+        full.pin(1);
+        full.unpin(1);
+        assert_eq!(full.pins(), 1, "full tables count pins too");
     }
 
     /// Setting the newest version back (a lost write) on both kinds of tables: back to the

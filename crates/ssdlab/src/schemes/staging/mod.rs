@@ -29,6 +29,7 @@ use super::Policies;
 use crate::config::{Config, StagingDesign, StagingPolicy};
 use crate::flash::{BlockId, Geometry, PlaneId, Ppn};
 use crate::ftl::mapping::NONE;
+use crate::ftl::Ftl;
 use crate::metrics::{Metrics, Summary};
 use crate::sched::OpKind;
 use crate::sim::memory::{Tables, LRU_BYTES_PER_PAGE, RECORD_BYTES};
@@ -36,6 +37,7 @@ use crate::sim::policy::{
     GcRelocate, HostCache, HostMap, Lifecycle, OwnedOps, ReadRoute, Route, Seam, WriteFanout,
 };
 use crate::sim::{Ctx, Notice, Op, SimError};
+use crate::verify::VerifyError;
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
@@ -432,6 +434,24 @@ impl Lifecycle for Staging {
 
     fn space_factor(&self) -> Option<f64> {
         Some(self.space_factor)
+    }
+
+    /// Every pin of the mapping is one of a copy in the making: a home read's entry or a copy
+    /// program queued or running.
+    fn verify(&self, ftl: &Ftl) -> Result<(), VerifyError> {
+        let reading = self
+            .in_flight
+            .values()
+            .filter(|f| matches!(f, InFlight::Reading { .. }))
+            .count() as u64;
+        let programs: u64 = self.queued_copies.iter().map(|&n| u64::from(n)).sum();
+        let pins = ftl.map.pins();
+        if pins != reading + programs {
+            return Err(VerifyError(format!(
+                "staging: {pins} mapping pins, but {reading} home reads and {programs} copy programs hold one"
+            )));
+        }
+        Ok(())
     }
 
     fn report(&self, m: &Metrics, s: &mut Summary) {
