@@ -172,7 +172,9 @@ impl Heads {
 
 /// A per-die scheduling policy.
 pub trait Schedule: Send {
-    /// The queue an idle die serves next, or `None` to stay idle.
+    /// The queue an idle die serves next, or `None` to stay idle. Hiding a head the pick did
+    /// not choose must not change it (dispatch checks only the chosen head can start, and
+    /// picks again without it if not: `sim/die.rs`).
     fn pick(&self, heads: Heads) -> Option<QueueKind>;
     /// Whether a newly queued read waits behind programs/erases already queued on its die.
     fn read_queues_behind_program_erase(&self) -> bool;

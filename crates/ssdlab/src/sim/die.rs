@@ -288,20 +288,7 @@ impl Simulation<'_> {
             if self.dies[die].state != DieState::Idle {
                 return;
             }
-            let q = &self.dies[die].queues;
-            let ready = |e: &&(u64, u32)| {
-                let op = &self.ops[e.1 as usize];
-                op.kind == OpKind::Read
-                    || (!self.gated(die)
-                        && (op.kind != OpKind::Program || self.program_ready(die, e.1)))
-            };
-            let heads = Heads {
-                read: q.reads.front().map(|e| e.0),
-                write: q.writes.front().filter(ready).map(|e| e.0),
-                internal: q.internal.front().filter(ready).map(|e| e.0),
-            };
-            let heads = self.gate_gc(die, heads);
-            let Some(kind) = self.sched.pick(heads) else {
+            let Some(kind) = self.pick(die) else {
                 if self.start_idle_work(die) {
                     continue;
                 }
@@ -328,6 +315,49 @@ impl Simulation<'_> {
             self.dies[die].queues.queued_program_erase -= queued_pe;
             self.start_op(die, id);
         }
+    }
+
+    /// The queue idle `die` serves next, as the scheduling policy picks among the heads that
+    /// can start now (a program needs a page, a gated die starts no program or erase).
+    ///
+    /// Whether a head can start costs an allocation check, so without a GC execution policy
+    /// only the head the scheduler picks is checked: if it cannot start, it is hidden and the
+    /// scheduler picks again. The same head results, because a scheduler's pick does not change
+    /// when heads it did not pick are hidden ([`crate::sched::Schedule::pick`]). A GC execution
+    /// policy's gate looks at every head, so with one all are checked first.
+    fn pick(&mut self, die: usize) -> Option<QueueKind> {
+        let q = &self.dies[die].queues;
+        let (write, internal) = (q.writes.front().copied(), q.internal.front().copied());
+        let age = |e: (u64, u32)| e.0;
+        let mut heads = Heads {
+            read: q.reads.front().map(|e| e.0),
+            write: write.map(age),
+            internal: internal.map(age),
+        };
+        if self.policies.gc_exec.is_some() {
+            heads.write = write.filter(|&e| self.can_start(die, e.1)).map(age);
+            heads.internal = internal.filter(|&e| self.can_start(die, e.1)).map(age);
+            let gated = self.gate_gc(die, heads);
+            return self.sched.pick(gated);
+        }
+        loop {
+            match self.sched.pick(heads)? {
+                QueueKind::Write if !self.can_start(die, write.expect("picked").1) => {
+                    heads.write = None;
+                }
+                QueueKind::Internal if !self.can_start(die, internal.expect("picked").1) => {
+                    heads.internal = None;
+                }
+                kind => return Some(kind),
+            }
+        }
+    }
+
+    /// Whether queued operation `id` can start on `die` now.
+    fn can_start(&self, die: usize, id: u32) -> bool {
+        let op = &self.ops[id as usize];
+        op.kind == OpKind::Read
+            || (!self.gated(die) && (op.kind != OpKind::Program || self.program_ready(die, id)))
     }
 
     /// A GC read whose page the host overwrote since GC queued it has nothing to copy.
