@@ -278,6 +278,10 @@ impl Mapping {
         if let Some(entry) = self.logical.get(lpn as usize * self.stride) {
             prefetch(entry);
         }
+        // Sparse tables: a write's new record starts from the page's written bit.
+        if let Some(bits) = self.written.as_ref().and_then(|w| w.0.get(lpn as usize / 64)) {
+            prefetch(bits);
+        }
     }
     /// Hints the CPU to fetch the physical entry `lpn` maps to (its completion compares the
     /// version that page holds); call once `lpn`'s own entry is likely cached.
