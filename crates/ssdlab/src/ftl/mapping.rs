@@ -279,7 +279,11 @@ impl Mapping {
             prefetch(entry);
         }
         // Sparse tables: a write's new record starts from the page's written bit.
-        if let Some(bits) = self.written.as_ref().and_then(|w| w.0.get(lpn as usize / 64)) {
+        if let Some(bits) = self
+            .written
+            .as_ref()
+            .and_then(|w| w.0.get(lpn as usize / 64))
+        {
             prefetch(bits);
         }
     }

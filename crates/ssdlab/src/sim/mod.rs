@@ -120,8 +120,8 @@ pub struct RunOptions {
 }
 
 impl RunOptions {
-    /// Whether the mapping keeps full version tables whatever the schemes ask: `verify`
-    /// checks versions, `full_versions` asks for them.
+    /// Whether the mapping keeps full version tables: `verify` checks versions,
+    /// `full_versions` asks for them.
     pub fn keeps_full_versions(&self) -> bool {
         self.verify || self.full_versions
     }
