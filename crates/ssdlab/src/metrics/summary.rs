@@ -296,7 +296,7 @@ impl Summary {
         };
         let [all, read, write] = m.latency_sum_ns;
         (
-            LatencySummary::of(&m.all, all),
+            LatencySummary::of(&m.all(), all),
             LatencySummary::of(&m.read, read),
             LatencySummary::of(&m.write, write),
             wait,
