@@ -368,6 +368,14 @@ impl Mapping {
         o.newest += 1;
         o.newest
     }
+    /// `lpn`'s record with either kind of tables, created if it has none.
+    #[inline]
+    fn open_record(&mut self, lpn: u32) -> &mut Open {
+        match self.written.as_ref() {
+            None => self.open.entry(lpn).or_default(),
+            Some(w) => Self::record(&mut self.open, &self.logical, w, lpn),
+        }
+    }
     /// `lpn`'s record, created if it has none; with sparse tables (`w`) a new record starts
     /// from what the written bit says.
     fn record<'a>(
@@ -405,11 +413,7 @@ impl Mapping {
     /// after this call) to compare with later ones. Full tables keep every version anyway, but
     /// count pins too, so `--verify` runs can check a scheme releases each ([`Mapping::pins`]).
     pub fn pin(&mut self, lpn: u32) {
-        let o = match self.written.as_ref() {
-            None => self.open.entry(lpn).or_default(),
-            Some(w) => Self::record(&mut self.open, &self.logical, w, lpn),
-        };
-        o.pins += 1;
+        self.open_record(lpn).pins += 1;
     }
     /// Ends one [`Mapping::pin`] of `lpn`.
     ///
@@ -472,10 +476,7 @@ impl Mapping {
     /// A program of `version` of `lpn` is in flight: the controller holds its data.
     #[inline]
     pub fn program_started(&mut self, lpn: u32, version: u32) {
-        let o = match self.written.as_ref() {
-            None => self.open.entry(lpn).or_default(),
-            Some(w) => Self::record(&mut self.open, &self.logical, w, lpn),
-        };
+        let o = self.open_record(lpn);
         o.programs += 1;
         o.in_flight = o.in_flight.max(version);
     }
