@@ -512,8 +512,8 @@ impl Ftl {
     /// Starts the mapping cache (`ftl.mapping_cache_*`) on the drive as the fill left it: every
     /// translation page is programmed once, written or not (MQSim stores the whole mapping
     /// table on flash when a run starts: `Store_mapping_table_on_flash_at_start`), and the
-    /// cache starts empty. `verify` keeps the flash copy of every entry to check the cache
-    /// against.
+    /// cache starts empty, its translation pages written by `stream`. `verify` keeps the flash
+    /// copy of every entry to check the cache against.
     ///
     /// # Errors
     /// The plane that has no free page left for a translation page.
@@ -521,6 +521,7 @@ impl Ftl {
         &mut self,
         cfg: &Config,
         verify: bool,
+        stream: Stream,
     ) -> Result<(), precondition::PreconditionError> {
         let Some((entries, per_page)) = mapping_cache_shape(cfg, &self.geo) else {
             return Ok(());
@@ -530,7 +531,7 @@ impl Ftl {
             let lpn = host + t;
             let plane = self.home_plane(lpn);
             let ppn = self
-                .alloc(plane, Stream::USER, SimTime::ZERO)
+                .alloc(plane, stream, SimTime::ZERO)
                 .ok_or(precondition::PreconditionError { plane: plane.0 })?;
             let version = self.map.next_version(lpn);
             self.commit_fill(ppn, lpn, version);

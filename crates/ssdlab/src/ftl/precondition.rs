@@ -156,6 +156,27 @@ impl Ftl {
         Ok(())
     }
 
+    /// Cleans every data plane left with fewer free blocks than one GC job may need (one per
+    /// GC stream it relocates into): opening each stream of a scheme with many (HIRE's three
+    /// levels) on a `steady-state` fill, which cleans nothing, can leave fewer, and the first
+    /// GC job would then wedge its plane.
+    ///
+    /// # Errors
+    /// [`PreconditionError`] if a plane cannot be cleaned that far.
+    pub fn keep_gc_reserve(&mut self) -> Result<(), PreconditionError> {
+        for plane in (0..self.geo.data_planes()).map(PlaneId) {
+            let mut tries = self.geo.blocks_per_plane;
+            while self.planes[plane.0 as usize].free_blocks() < self.gc_reserve {
+                if tries == 0 {
+                    return Err(PreconditionError { plane: plane.0 });
+                }
+                tries -= 1;
+                self.instant_gc(plane)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Programs the next `pages` pages of `stream` on `plane` with data since overwritten
     /// (programmed, never valid).
     fn program_invalid(

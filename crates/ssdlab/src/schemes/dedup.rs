@@ -110,9 +110,7 @@ impl Layer {
     }
 
     fn trim(&mut self, cx: &mut Ctx, cid: u32) {
-        if let Some(old) = cx.ftl().trim(cid) {
-            cx.start_gc(cx.geo().plane_of(old).0);
-        }
+        cx.trim(cid);
         cx.notify(Notice::Trimmed(cid));
         if let Some(d) = self.d.as_mut() {
             d.recycle(cid);
@@ -123,6 +121,10 @@ impl Layer {
 impl HostMap for Layer {
     fn host_pages(&self) -> Option<u32> {
         Some(self.d().logical_pages())
+    }
+
+    fn current(&self, lpn: u32) -> u32 {
+        self.d().cid(lpn)
     }
 
     /// The content id a host read goes to. With `--verify` it checks that the page points to

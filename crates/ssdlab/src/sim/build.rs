@@ -72,15 +72,14 @@ impl<'w> Simulation<'w> {
         if written > 0 {
             ftl.open_streams(&policies.streams(), fill_stream, &mut fill_rng, !steady)?;
         }
-        ftl.start_mapping_cache(cfg, opts.verify)?;
+        // Translation pages are programmed at the level of every page the level policy does
+        // not class (a level outside its own would need a GC stream its reserve leaves no
+        // block for).
+        ftl.start_mapping_cache(cfg, opts.verify, fill_stream)?;
         if steady {
-            // Translation pages go to the normal-level host stream.
-            let mut streams = vec![fill_stream, Stream::gc(fill_level)];
-            if fill_stream != Stream::USER && ftl.cmt.is_some() {
-                streams.push(Stream::USER);
-            }
-            ftl.empty_frontiers(&streams)?;
+            ftl.empty_frontiers(&[fill_stream, Stream::gc(fill_level)])?;
         }
+        ftl.keep_gc_reserve()?;
         let mut sim = Simulation {
             host_logical,
             timing: Timing::of(cfg),
@@ -124,6 +123,7 @@ impl<'w> Simulation<'w> {
             link: link::Link::of(&cfg.host),
             reads_after_write: FxHashMap::default(),
             ready_reads: Vec::new(),
+            trims_after_reads: Vec::new(),
             request_sink: None,
             details: Vec::new(),
             cache_flash: Default::default(),

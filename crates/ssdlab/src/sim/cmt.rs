@@ -107,6 +107,7 @@ impl Simulation<'_> {
         let mut op = self.placed_write(tlpn, Cause::Mapping);
         op.lpn = tlpn;
         op.version = version;
+        op.level = self.level_for(None);
         self.metrics.cache_flash.programs += 1;
         let die = op.die as usize;
         let id = self.new_op(op);

@@ -167,6 +167,13 @@ impl<'s, 'w> Ctx<'s, 'w> {
     pub fn release(&mut self, lpn: u32) {
         self.sim.pending_done(lpn);
     }
+    /// Unmaps `lpn` (its page becomes invalid) and lets GC see the space; once the reads of it
+    /// that waited for its program are queued, if some are.
+    pub fn trim(&mut self, lpn: u32) {
+        if let Some(plane) = self.sim.trim(lpn) {
+            self.start_gc(plane);
+        }
+    }
     /// Whether the controller holds data of `lpn` in flight.
     pub fn held(&self, lpn: u32) -> bool {
         self.sim.ftl.map.in_flight(lpn)

@@ -51,19 +51,20 @@ impl Simulation<'_> {
     /// With dynamic allocation, a write whose plane has no free page is re-placed on a plane
     /// that has one (same die first, else the least-loaded die), so valid data drifting
     /// unevenly between planes cannot wedge a plane that GC can no longer clean.
-    fn replace_blocked_write(&mut self, die: usize) {
+    /// Returns whether it moved one.
+    fn replace_blocked_write(&mut self, die: usize) -> bool {
         if self.cfg.ftl.allocation != Allocation::Dynamic {
-            return;
+            return false;
         }
         let Some(&(_, id)) = self.dies[die].queues.writes.front() else {
-            return;
+            return false;
         };
         let stream = Self::stream_of(&self.ops[id as usize]);
         if self
             .ftl
             .can_alloc(PlaneId(self.ops[id as usize].plane), stream)
         {
-            return;
+            return false;
         }
         let ppd = self.geo.planes_per_die;
         let usable = |p: u32| self.ftl.can_alloc(PlaneId(p), stream);
@@ -76,7 +77,7 @@ impl Simulation<'_> {
                 .filter(|&p| usable(p))
                 .min_by_key(|&p| (self.dies[(p / ppd) as usize].load(), p))
         });
-        let Some(plane) = target else { return };
+        let Some(plane) = target else { return false };
         self.ops[id as usize].plane = plane;
         let new_die = (plane / ppd) as usize;
         self.ops[id as usize].die = new_die as u32;
@@ -87,6 +88,7 @@ impl Simulation<'_> {
             self.enqueue(new_die, QueueKind::Write, id);
             self.try_dispatch(new_die);
         }
+        true
     }
 
     /// Whether the die may start this (program) operation now: its plane must have a free page
@@ -290,6 +292,12 @@ impl Simulation<'_> {
             }
             let Some(kind) = self.pick(die) else {
                 if self.start_idle_work(die) {
+                    continue;
+                }
+                // The die would idle with the next write blocked too (several flushed or
+                // written back at once onto a full plane): nothing may wake it, so re-place
+                // that one as well.
+                if self.replace_blocked_write(die) {
                     continue;
                 }
                 self.die_idle(die);

@@ -238,6 +238,9 @@ impl Simulation<'_> {
                 let d = &mut self.dies[die as usize];
                 d.generation += 1;
                 d.state = DieState::Transfer;
+                // The transfer holds the channel until its `BusDone` again: a read sensed
+                // before then must not be left out on it.
+                self.elision.busy_until(ch, end);
                 self.events
                     .push_reserved(end, seq, Event::BusDone { ch: ch as u32 });
             }

@@ -79,11 +79,31 @@ impl Simulation<'_> {
     /// Queues the reads whose page's program finished meanwhile (`ftl.read_inflight = "flash"`).
     pub(super) fn queue_ready_reads(&mut self) -> Result<(), SimError> {
         for (req, lpn, host) in std::mem::take(&mut self.ready_reads) {
-            if let Some(d) = self.read_mapped(req, lpn, host)? {
+            // A read of data its host page no longer holds is not one a scheme may redirect
+            // or copy under that host page (a staging space keyed by host page).
+            let route = self.map_holds(host, lpn);
+            if let Some(d) = self.read_routed(req, lpn, host, route)? {
                 self.try_dispatch(d);
             }
         }
+        for lpn in std::mem::take(&mut self.trims_after_reads) {
+            if let Some(plane) = self.trim(lpn) {
+                self.start_gc(plane);
+            }
+        }
         Ok(())
+    }
+
+    /// Unmaps `lpn` for a layer that dropped it (a deduplicated content's last reference
+    /// went); returns the plane of the page it freed, for GC to look at. Deferred while reads
+    /// of `lpn` whose program just finished wait to be queued.
+    pub(super) fn trim(&mut self, lpn: u32) -> Option<u32> {
+        if self.ready_reads.iter().any(|r| r.1 == lpn) {
+            self.trims_after_reads.push(lpn);
+            return None;
+        }
+        let old = self.ftl.trim(lpn)?;
+        Some(self.geo.plane_of(old).0)
     }
 
     /// Queues a read page of logical page `lpn` (host page `host_lpn`); returns its die, or
@@ -93,6 +113,17 @@ impl Simulation<'_> {
         req: u32,
         lpn: u32,
         host_lpn: u32,
+    ) -> Result<Option<usize>, SimError> {
+        self.read_routed(req, lpn, host_lpn, true)
+    }
+
+    /// [`Self::read_mapped`]; `route`: whether the schemes may route the read.
+    fn read_routed(
+        &mut self,
+        req: u32,
+        lpn: u32,
+        host_lpn: u32,
+        route: bool,
     ) -> Result<Option<usize>, SimError> {
         if self.buffer_read_hit(req, lpn) {
             return Ok(None);
@@ -142,7 +173,7 @@ impl Simulation<'_> {
         if running || queued {
             self.metrics.read_pages_blocked += 1;
         }
-        if !self.route_read(&mut op, home_die, running || queued)? {
+        if route && !self.route_read(&mut op, home_die, running || queued)? {
             return Ok(None);
         }
         let die = op.die as usize;

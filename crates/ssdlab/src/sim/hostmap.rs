@@ -23,6 +23,14 @@ impl Simulation<'_> {
         Ok(out.expect("the layer answers"))
     }
 
+    /// Whether host page `host` still points to FTL page `lpn` (a read that waited for a
+    /// program may find the page rewritten since: it then reads the older data it asked for).
+    pub(super) fn map_holds(&self, host: u32, lpn: u32) -> bool {
+        self.policies
+            .mapper()
+            .is_none_or(|p| p.current(host) == lpn)
+    }
+
     /// The FTL page a host write of `lpn` (content print `print`) stores, or `None` if the
     /// layer completes it itself.
     pub(super) fn map_write(

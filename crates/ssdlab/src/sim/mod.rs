@@ -97,6 +97,15 @@ pub enum SimError {
         /// Requests not completed.
         outstanding: u32,
     },
+    /// Every request completed but the drive stopped with work it can never start (writes a
+    /// device buffer flushed, GC moves): checked at the end of every run.
+    #[error("the drive wedged at t = {time_us:.3} us: every request completed, but {what} and no event can make progress (a plane full of valid data? raise ftl.over_provisioning); the results would leave that work out")]
+    Wedged {
+        /// Simulated time.
+        time_us: f64,
+        /// What was left.
+        what: String,
+    },
 }
 
 /// Options of one run that are not part of the drive's configuration.
@@ -335,6 +344,9 @@ pub struct Simulation<'w> {
     reads_after_write: FxHashMap<u32, Vec<(u32, u32)>>,
     /// Reads whose page's program finished: (request, logical page, host page), to queue.
     ready_reads: Vec<(u32, u32, u32)>,
+    /// Logical pages a layer trimmed while reads of them were ready: trimmed once those are
+    /// queued (they read the data where the program put it, queued before any erase of it).
+    trims_after_reads: Vec<u32>,
     /// Per die, when GC starts only while host work waits on the die (the GC execution policy
     /// says so: `ftl.gc_mode = "foreground"`); empty otherwise, so its emptiness is the mode.
     foreground: Vec<ForegroundDie>,
@@ -449,6 +461,7 @@ impl<'w> Simulation<'w> {
             });
         }
         self.drop_unfinished_idle_work();
+        self.check_drained()?;
         if self.opts.verify {
             let (map, buffer, policies) = (&self.ftl.map, &self.buffer, &self.policies);
             let newer = |lpn: u32| {
@@ -457,14 +470,6 @@ impl<'w> Simulation<'w> {
                     || policies.list.iter().flatten().any(|p| p.holds_newer(lpn))
             };
             verify::check_ftl(&self.ftl, &newer)?;
-            // Every placed host write took its page (or its count would bias `most-free`).
-            if let Some(p) = self.placed.iter().position(|&n| n != 0) {
-                return Err(VerifyError(format!(
-                    "plane {p}: {} host writes still counted as placed after the run",
-                    self.placed[p]
-                ))
-                .into());
-            }
             for p in self.policies.list.iter().flatten() {
                 p.verify(&self.ftl)?;
             }
@@ -481,6 +486,35 @@ impl<'w> Simulation<'w> {
                 ))
                 .into());
             }
+        }
+        Ok(())
+    }
+
+    /// The end-of-run checks every run makes (cheap; `--verify` adds the rest): no die holds
+    /// queued work, and every placed host write took its page (or its count would bias
+    /// `most-free`).
+    fn check_drained(&self) -> Result<(), SimError> {
+        let wedged = |what: String| SimError::Wedged {
+            time_us: self.now.as_us(),
+            what,
+        };
+        if let Some((die, d)) = self.dies.iter().enumerate().find(|(_, d)| {
+            let q = &d.queues;
+            !q.reads.is_empty() || !q.writes.is_empty() || !q.internal.is_empty()
+        }) {
+            let q = &d.queues;
+            return Err(wedged(format!(
+                "die {die} still holds {} reads, {} writes and {} internal operations",
+                q.reads.len(),
+                q.writes.len(),
+                q.internal.len()
+            )));
+        }
+        if let Some(p) = self.placed.iter().position(|&n| n != 0) {
+            return Err(wedged(format!(
+                "plane {p} still counts {} host writes as placed",
+                self.placed[p]
+            )));
         }
         Ok(())
     }

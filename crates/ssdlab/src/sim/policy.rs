@@ -114,6 +114,10 @@ pub trait HostMap {
     fn host_pages(&self) -> Option<u32> {
         None
     }
+    /// The FTL page host page `lpn` points to now (no side effect, unlike [`HostMap::read`]).
+    fn current(&self, lpn: u32) -> u32 {
+        lpn
+    }
     /// The FTL page a host read of `lpn` goes to.
     fn read(&mut self, _cx: &mut Ctx, lpn: u32) -> Result<u32, SimError> {
         Ok(lpn)

@@ -5,6 +5,7 @@ mod dedup;
 mod destage;
 mod determinism;
 mod elision;
+mod every_scheme;
 
 mod figures;
 mod hire;

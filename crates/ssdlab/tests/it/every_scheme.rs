@@ -1,0 +1,143 @@
+//! Every scheme of the registry, alone or with a second one, on drawn geometries (several dies
+//! per chip and chips per channel, so channels are shared), loads from idle to saturated,
+//! fills and start patterns, mapping caches, device buffers and both places a read of a page
+//! being written may be served from: the verified run holds every invariant, and leaving
+//! events out (`sim/elide.rs`) gives the whole summary of the run with every event.
+//!
+//! `SSDLAB_PROPTEST_CASES` sets the number of cases and `SSDLAB_PROPTEST_SEED` the seed of
+//! their draw (CI runs the default, the same cases each time; a campaign runs thousands with
+//! other seeds: docs/testing.md).
+
+use proptest::prelude::*;
+use ssdlab::config::ConfigBuilder;
+use ssdlab::schemes::SCHEMES;
+use ssdlab::sim::{RunOptions, SimError, Simulation};
+use ssdlab::workload::synth::{Arrivals, SynthSpec};
+
+fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
+    std::env::var(key)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Runs `spec` on `cfg` with `--verify`, elided or with every event.
+fn run(
+    cfg: &ssdlab::config::Config,
+    spec: &SynthSpec,
+    seed: u64,
+    full_events: bool,
+) -> Result<serde_json::Value, SimError> {
+    let mut gen = spec.generate().unwrap();
+    let mut pre = spec.generate().unwrap();
+    let opts = RunOptions {
+        seed,
+        verify: true,
+        full_events,
+        ..Default::default()
+    };
+    let sim = Simulation::build(cfg, opts, &mut gen, Some(&mut pre), &|_, _| {})?;
+    sim.run().map(|s| crate::without_wall_clock(&s))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: env_or("SSDLAB_PROPTEST_CASES", 48),
+        rng_seed: proptest::test_runner::RngSeed::Fixed(env_or("SSDLAB_PROPTEST_SEED", 1)),
+        max_global_rejects: 100_000,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn every_scheme_holds_invariants_and_elision_changes_nothing(
+        seed in 0u64..10_000,
+        first in 0..SCHEMES.len(),
+        second in prop::option::weighted(0.4, 0..SCHEMES.len()),
+        channels in 1u32..3,
+        chips in 1u32..3,
+        dies in 1u32..4,
+        planes in 1u32..3,
+        blocks in 24u32..56,
+        ppb in prop::sample::select(vec![8u32, 16, 32]),
+        op in prop::sample::select(vec![0.2f64, 0.3, 0.4]),
+        write_ratio in prop::sample::select(vec![0.0f64, 0.3, 0.7, 1.0]),
+        iat_us in prop::sample::select(vec![3.0f64, 15.0, 60.0, 500.0]),
+        fill in prop::sample::select(vec![0.0f64, 0.5, 0.9]),
+        pattern in prop::sample::select(vec!["random", "steady-state"]),
+        mapping_cache in prop::sample::select(vec![0u32, 0, 16, 64]),
+        buffer in prop::sample::select(vec![0u32, 0, 32]),
+        read_inflight in prop::sample::select(vec!["controller", "flash"]),
+        dedup in prop::sample::select(vec![0.0f64, 0.5]),
+        multi_plane in any::<bool>(),
+        gc_mode in prop::sample::select(vec!["background", "urgent", "urgent-chip", "preemptive"]),
+    ) {
+        let mut spec_name = SCHEMES[first].name.to_string();
+        if let Some(s) = second.filter(|&s| s != first) {
+            spec_name = format!("{spec_name}+{}", SCHEMES[s].name);
+        }
+        // Rails mirrors the first half of the channels onto the second; TTFlash stripes the
+        // dies k + 1 at a time.
+        let channels = if spec_name.contains("rails") { 2 } else { channels };
+        let all_dies = channels * chips * dies;
+        let k = (2..=4).rev().find(|k| all_dies % (k + 1) == 0).unwrap_or(1);
+        let build = |mapping_cache: u32, buffer: u32| {
+            let mut b = ConfigBuilder::preset("tiny").unwrap()
+                .set(&format!("geometry.channels={channels}")).unwrap()
+                .set(&format!("geometry.chips_per_channel={chips}")).unwrap()
+                .set(&format!("geometry.dies_per_chip={dies}")).unwrap()
+                .set(&format!("geometry.planes_per_die={planes}")).unwrap()
+                .set(&format!("geometry.blocks_per_plane={blocks}")).unwrap()
+                .set(&format!("geometry.pages_per_block={ppb}")).unwrap()
+                .set(&format!("ftl.over_provisioning={op}")).unwrap()
+                .set(&format!("ftl.mapping_cache_entries={mapping_cache}")).unwrap()
+                .set(&format!("ftl.read_inflight={read_inflight}")).unwrap()
+                .set(&format!("ftl.gc_mode={gc_mode}")).unwrap()
+                .set(&format!("buffer.device_pages={buffer}")).unwrap()
+                .set(&format!("flash.multi_plane={multi_plane}")).unwrap()
+                .set(&format!("precondition.fill={fill}")).unwrap()
+                .set(&format!("precondition.pattern={pattern}")).unwrap();
+            if spec_name.contains("ttflash") {
+                b = b.set(&format!("redundancy.ttflash_k={k}")).unwrap();
+            }
+            b.scheme(&spec_name).build()
+        };
+        // A combination validation refuses (with a message naming both settings) is turned
+        // into its nearest allowed one: no mapping cache (not modelled with dedup, staging or
+        // redundancy), a device buffer (HIRE's hotness, two ShadowGC variants), none (dedup).
+        let cfg = [(mapping_cache, buffer), (0, buffer), (mapping_cache, 32), (0, 32), (0, 0)]
+            .into_iter()
+            .find_map(|(m, b)| build(m, b).ok());
+        // What is still refused (a plane too small for the over-provisioning) proves nothing
+        // here; proptest fails the test if too many cases are.
+        prop_assume!(cfg.is_some());
+        let cfg = cfg.unwrap();
+        // TTFlash under dedup on these small drives queues parity programs faster than they
+        // run (nothing holds the host back for them) until dead stripes' parity fills the
+        // planes and the run stops with the drive wedged or stalled, as it reports: an open
+        // defect (issue 49's closing note), left out here until it is fixed.
+        prop_assume!(!(spec_name.contains("ttflash") && spec_name.contains("dedup")));
+        let pages = channels * chips * dies * planes * blocks * ppb;
+        let spec = SynthSpec {
+            requests: 1200,
+            write_ratio,
+            size_kib: vec![4, 8, 16],
+            arrivals: Arrivals::Exponential(iat_us),
+            footprint_gib: f64::from(pages) * 4.0 * 0.5 / 1024.0 / 1024.0,
+            zipf: 0.8,
+            seq: 0.2,
+            dedup,
+            seed,
+            ..SynthSpec::default()
+        };
+        let what = format!("{spec_name} on {channels}x{chips}x{dies}x{planes}x{blocks}x{ppb}");
+        let elided = match run(&cfg, &spec, seed, false) {
+            // A drive too small for a scheme's open blocks is refused when it is built.
+            Err(SimError::Precondition(_) | SimError::PreProcess(_)) => return Ok(()),
+            r => r.map_err(|e| TestCaseError::fail(format!("{what}: {e}")))?,
+        };
+        let full = run(&cfg, &spec, seed, true)
+            .map_err(|e| TestCaseError::fail(format!("{what} with every event: {e}")))?;
+        prop_assert_eq!(&elided["requests"], &serde_json::json!(1200));
+        prop_assert_eq!(elided, full, "{}", what);
+    }
+}
