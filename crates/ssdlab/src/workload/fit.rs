@@ -232,7 +232,12 @@ struct Candidate {
     popularity: Start,
 }
 
-/// Indirect-inference rounds from `spec`, keeping the round of least loss.
+/// Largest domain a correction gives a direction, in pages per page access of the target.
+const FOOTPRINT_PAGES_PER_ACCESS: f64 = 64.0;
+
+/// Indirect-inference rounds from `spec`, keeping the round of least loss. A correction that
+/// leaves what a workload may be (a batch beyond its direction's requests, say) ends the rounds:
+/// the best round so far is kept, so more rounds never fail nor fit worse.
 fn rounds(
     target: &Profile,
     mut spec: SynthSpec,
@@ -241,7 +246,11 @@ fn rounds(
 ) -> Result<Candidate, FitError> {
     let mut best: Option<Candidate> = None;
     for round in 0..=rounds {
-        let got = profile(spec.generate().map_err(FitError::Stand)?).map_err(FitError::Stand)?;
+        let got = match spec.generate().and_then(profile) {
+            Ok(got) => got,
+            Err(_) if best.is_some() => break,
+            Err(e) => return Err(FitError::Stand(e)),
+        };
         let loss = loss(target, &got);
         if best.as_ref().is_none_or(|b| loss < b.loss) {
             best = Some(Candidate {
@@ -794,7 +803,11 @@ fn residuals(t: &Profile, g: &Profile) -> Vec<Residual> {
 
 /// One round of corrections: each parameter moves by its statistic's gap.
 fn correct(spec: &mut SynthSpec, t: &Profile, g: &Profile, popularity: Start) {
-    if g.requests > 0 && g.write_pct > 0.0 && t.write_pct > 0.0 {
+    // A one-direction trace keeps its direction exactly (its stand-in must not gain the
+    // other); a mixed one stays mixed.
+    if t.write_pct >= 100.0 || t.write_pct <= 0.0 {
+        spec.write_ratio = t.write_pct / 100.0;
+    } else if g.requests > 0 && g.write_pct > 0.0 {
         spec.write_ratio =
             (spec.write_ratio + (t.write_pct - g.write_pct) / 100.0).clamp(0.001, 0.999);
     }
@@ -817,7 +830,11 @@ fn correct(spec: &mut SynthSpec, t: &Profile, g: &Profile, popularity: Start) {
                 // Distinct pages per access, so a stand-in with fewer requests of this
                 // direction than the target does not inflate the hot set.
                 let per = |p: &Popularity| p.pages as f64 / p.accesses.max(1) as f64;
-                let pages = (*f * PAGES_PER_GIB * per(tp) / per(gp)).max(1.0);
+                // A domain of 64 pages per access already makes 99 % of accesses distinct:
+                // a larger one adds none, and a target whose accesses are all distinct would
+                // grow it without end round after round.
+                let cap = FOOTPRINT_PAGES_PER_ACCESS * tp.accesses.max(1) as f64;
+                let pages = (*f * PAGES_PER_GIB * per(tp) / per(gp)).clamp(1.0, cap);
                 *f = pages / PAGES_PER_GIB;
             }
         }

@@ -315,3 +315,79 @@ fn control_characters_in_a_bad_line_are_escaped_in_the_error() {
     let e = trace_error("long-ctl.csv", format!("{MSR_OK}{long}"), false).unwrap_err();
     assert!(!e.contains('\0') && !e.contains('\x1b'), "{e:?}");
 }
+
+#[test]
+fn synthetic_weights_times_and_sizes_beyond_what_a_run_holds_are_named() {
+    use ssdlab::workload::synth::SynthSpec;
+    for (spec, key) in [
+        // Weights whose sum overflows.
+        ("size_kib=4:1e308|8:1e308", "weights add up"),
+        // Every time-valued key, not only iat_us.
+        ("requests=5,batch=5,batch_us=1e300", "batch_us = 1e300"),
+        (
+            "arrivals=onoff,on_ms=1,off_ms=1e308,on_share=1",
+            "on_ms + off_ms",
+        ),
+        ("arrivals=onoff,on_ms=1e-9,off_ms=1000,on_share=1", "1 ns"),
+        ("arrivals=bmodel,b=0.7,span_s=1e300", "span_s = 1e300"),
+        (
+            "write_ratio=0.5,read_arrivals=bmodel,read_b=0.7,read_span_s=1e300",
+            "read_span_s",
+        ),
+        // A b-model window shorter than the mean gap would change the rate.
+        (
+            "requests=1000,iat_us=100,arrivals=bmodel,b=0.7,span_s=0.00001",
+            "change the rate",
+        ),
+        // One size limit for traces and synthetic workloads.
+        ("size_kib=1073741824", "1048576 KiB"),
+        (
+            "write_ratio=0.5,footprint_gib=8,write_size_kib=4194304",
+            "write_size_kib",
+        ),
+    ] {
+        let e = spec.parse::<SynthSpec>().unwrap_err();
+        assert!(e.contains(key), "{spec}: {e}");
+    }
+    // The limits themselves are accepted.
+    for spec in [
+        "size_kib=1048576",
+        "requests=1000,iat_us=100,arrivals=bmodel,b=0.7,span_s=0.1",
+    ] {
+        spec.parse::<SynthSpec>().unwrap();
+    }
+}
+
+#[test]
+fn more_fitting_rounds_never_fail_nor_run_away() {
+    use ssdlab::workload::fit::{fit, FitOptions};
+    // A pure-write trace: its stand-in must write only.
+    let path = crate::trace_path("msr_hm_0.csv");
+    let writes: Vec<_> = TraceReader::open(&path, TraceOptions::default())
+        .unwrap()
+        .filter(|r| {
+            r.as_ref()
+                .is_ok_and(|r| r.op == ssdlab::workload::IoOp::Write)
+        })
+        .take(500)
+        .collect();
+    let target = ssdlab::workload::profile::profile(writes.into_iter()).unwrap();
+    // The domain a correction may give: 64 pages per page access of the target.
+    let cap_gib = 64.0 * target.write_popularity.accesses as f64 / 262_144.0;
+    for rounds in [0, 6, 40, 200] {
+        let f = fit(
+            &target,
+            &FitOptions {
+                rounds,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(f.synth.write_ratio, 1.0, "rounds {rounds}: {}", f.spec);
+        assert!(
+            f.synth.footprint_gib <= cap_gib * 1.01,
+            "rounds {rounds}: {}",
+            f.spec
+        );
+    }
+}

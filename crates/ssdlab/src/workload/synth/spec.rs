@@ -50,12 +50,23 @@ impl Sizes {
                 self.kib
             ));
         }
+        let max_kib = crate::workload::trace::MAX_REQUEST_BYTES / 1024;
+        if let Some(&k) = self.kib.iter().find(|&&k| u64::from(k) > max_kib) {
+            return Err(format!(
+                "{key}: a size of {k} KiB is more than the {max_kib} KiB (1 GiB) a request may be, in a trace or a synthetic workload"
+            ));
+        }
         if !self.weights.is_empty()
             && (self.weights.len() != self.kib.len()
                 || self.weights.iter().any(|w| !(w.is_finite() && *w > 0.0)))
         {
             return Err(format!(
                 "{key}: every size needs a weight > 0 (4:0.6|8:0.4) or none does"
+            ));
+        }
+        if !self.weights.iter().sum::<f64>().is_finite() {
+            return Err(format!(
+                "{key}: the weights add up to more than a number can hold; use relative weights like 4:0.6|8:0.4"
             ));
         }
         Ok(())
@@ -94,6 +105,20 @@ impl fmt::Display for Sizes {
             }
         }
         Ok(())
+    }
+}
+
+/// Largest change of a b-model side's rate its windows' whole numbers of requests may make
+/// (a window of x mean gaps holds round(x) requests): 2 %, below which are windows of 25
+/// gaps or more (and the spans `trace fit` writes, the trace's duration).
+const MAX_BMODEL_RATE_CHANGE: f64 = 0.02;
+
+/// `x` as a message shows it: in full, or in scientific notation when large.
+fn shown(x: f64) -> String {
+    if x.abs() >= 1e9 {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
     }
 }
 
@@ -208,6 +233,7 @@ impl SynthSpec {
             return Err(format!("dup_pool = {}: must be in (0, 1]", self.dup_pool));
         }
         check_batch("", self.batch, self.batch_us, self.requests)?;
+        self.check_times()?;
         if (self.batch > 1.0 || self.batch_us > 0.0) && gap <= 0.0 {
             return Err("iat_us = 0: batches need a mean gap > 0".into());
         }
@@ -253,6 +279,88 @@ impl SynthSpec {
                         on_ms + off_ms
                     ));
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every time-valued key (`batch_us`, `on_ms`, `off_ms`, `span_s`, with their `read_` and
+    /// `write_` forms) within what arrival times (u64 ns) can hold over the run, and the
+    /// processes' rates as given: an ON or OFF period's gaps at least 1 ns (finer ones collapse
+    /// onto one time stamp), a b-model window holding nearly a whole number of mean gaps (it
+    /// spreads a whole number of requests over each window: [`MAX_BMODEL_RATE_CHANGE`]).
+    fn check_times(&self) -> Result<(), String> {
+        let gap = self.mean_gap_us();
+        let n = self.requests as f64;
+        let sides = if self.split() {
+            let [read, write] = self.split_sides();
+            vec![("read_", read), ("write_", write)]
+        } else {
+            vec![("", self.whole_side())]
+        };
+        let too_long = |key: String, us: f64| {
+            format!("{key}: {us:.3e} us, more than the {MAX_SPAN_US:.0e} us a run can represent")
+        };
+        for (prefix, side) in sides {
+            if side.batch_us * n > MAX_SPAN_US {
+                return Err(too_long(
+                    format!(
+                        "{prefix}batch_us = {} over {} requests",
+                        shown(side.batch_us),
+                        self.requests
+                    ),
+                    side.batch_us * n,
+                ));
+            }
+            if side.share <= 0.0 {
+                continue;
+            }
+            let side_gap = gap / side.share * side.batch;
+            match side.process {
+                Process::OnOff {
+                    on_ms,
+                    off_ms,
+                    on_share,
+                } => {
+                    let cycle_us = (on_ms + off_ms) * 1e3;
+                    if cycle_us > MAX_SPAN_US {
+                        return Err(too_long(
+                            format!(
+                                "{prefix}on_ms + {prefix}off_ms = {} ms",
+                                shown(on_ms + off_ms)
+                            ),
+                            cycle_us,
+                        ));
+                    }
+                    let p_on = on_ms / (on_ms + off_ms);
+                    for (what, share, time) in
+                        [("ON", on_share, p_on), ("OFF", 1.0 - on_share, 1.0 - p_on)]
+                    {
+                        if share > 0.0 && side_gap * time / share < 1e-3 {
+                            return Err(format!(
+                                "{prefix}on_ms = {}, {prefix}off_ms = {}, {prefix}on_share = {on_share}: the {what} periods' mean gap is {:.3e} us, below the 1 ns arrival times resolve (requests would pile onto one time stamp)",
+                                shown(on_ms), shown(off_ms), side_gap * time / share
+                            ));
+                        }
+                    }
+                }
+                Process::BModel {
+                    span_s: Some(s), ..
+                } => {
+                    let span_us = s * 1e6;
+                    if span_us > MAX_SPAN_US {
+                        return Err(too_long(format!("{prefix}span_s = {}", shown(s)), span_us));
+                    }
+                    let per = span_us / side_gap;
+                    let change = per.round().max(1.0) / per - 1.0;
+                    if change.abs() > MAX_BMODEL_RATE_CHANGE {
+                        return Err(format!(
+                            "{prefix}span_s = {}: a b-model window spreads a whole number of requests, but this one holds {per:.3} mean gaps ({side_gap:.3e} us each), which would change the rate by {:+.1} % (more than {} %); use a window of a whole number of gaps, or at least 25",
+                            shown(s), change * 100.0, MAX_BMODEL_RATE_CHANGE * 100.0
+                        ));
+                    }
+                }
+                _ => {}
             }
         }
         Ok(())
