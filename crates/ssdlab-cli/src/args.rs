@@ -316,6 +316,27 @@ impl SynthArgs {
 }
 
 impl TraceArgs {
+    /// Refuses the options that read a trace when the workload is `--synth SPEC` (they would be
+    /// ignored): its spec says how many requests and of what.
+    pub fn refuse_with_synth(&self) -> anyhow::Result<()> {
+        let set = [
+            (
+                "--limit",
+                self.limit.is_some(),
+                " (the spec's requests=N sets the count)",
+            ),
+            ("--device", self.device.is_some(), ""),
+            ("--format", self.format != "auto", ""),
+            ("--time-unit", self.time_unit.is_some(), ""),
+            ("--blk-action", self.blk_action.is_some(), ""),
+            ("--lenient", self.lenient, ""),
+        ];
+        if let Some((flag, _, hint)) = set.iter().find(|s| s.1) {
+            anyhow::bail!("{flag} reads a trace; it has no effect with --synth{hint}");
+        }
+        Ok(())
+    }
+
     /// The reader's options these flags ask for.
     pub fn options(&self) -> anyhow::Result<ssdlab::workload::trace::TraceOptions> {
         if self.limit == Some(0) {

@@ -26,6 +26,16 @@ fn idle_report(a: &StatsArgs) -> Result<Option<serde_json::Value>> {
         (None, Some(spec)) => WorkloadRef::Synth { spec: spec.clone() },
         (None, None) => anyhow::bail!("give a trace file or --synth SPEC"),
     };
+    if let Some(target) = a.target_idle.filter(|t| !(0.0..100.0).contains(t)) {
+        let shown = if target.abs() < 1e6 {
+            target.to_string()
+        } else {
+            format!("{target:e}")
+        };
+        anyhow::bail!(
+            "--target-idle {shown}: must be a percentage in [0, 100) (the idle share of the run's time)"
+        );
+    }
     let idle = ssdlab::calibrate::idle_pct(preset, &a.set, &source, a.seed)?;
     let mut v = serde_json::json!({ "preset": preset, "sets": a.set, "idle_pct": idle });
     if let Some(target) = a.target_idle {
@@ -50,10 +60,12 @@ fn summary(
             Ok(trace::stats(reader)?)
         }
         (None, Some(spec)) => {
+            a.refuse_with_synth()?;
             let spec: SynthSpec = spec
                 .parse()
                 .map_err(anyhow::Error::msg)
                 .context("--synth")?;
+            crate::note_spec(&spec);
             let gen = spec.generate().map_err(anyhow::Error::msg)?;
             Ok(trace::summarise(gen, "synthetic".into())?)
         }
@@ -200,6 +212,36 @@ fn write_profile(o: &mut String, p: &Profile) -> Result<()> {
         opt(k.read_within_10ms_of_write_pct, 2),
         opt(k.near_reads_of_written_pct, 1)
     )?;
+    // Past the profile's page cap these are not measured (not zero): one line says so.
+    if p.page_level_skipped.is_none() {
+        write_page_level(o, p)?;
+    } else {
+        writeln!(
+            o,
+            "pages, re-reads, reads after writes, page types: not measured (see page statistics above)"
+        )?;
+    }
+    writeln!(
+        o,
+        "read sizes (KiB:%) {}",
+        sizes(&p.sizes.read, p.sizes.read_other_pct)
+    )?;
+    writeln!(
+        o,
+        "write sizes        {}",
+        sizes(&p.sizes.write, p.sizes.write_other_pct)
+    )?;
+    let q = &p.sequentiality;
+    writeln!(
+        o,
+        "sequential         {:.1} % of requests, {:.1} % of reads after reads, {:.1} % of writes after writes",
+        q.all_pct, q.read_pct, q.write_pct
+    )?;
+    Ok(())
+}
+
+/// Popularity, reuse and page types (measured below the profile's page cap).
+fn write_page_level(o: &mut String, p: &Profile) -> Result<()> {
     for (name, q) in [("read", &p.read_popularity), ("write", &p.write_popularity)] {
         writeln!(
             o,
@@ -243,22 +285,6 @@ fn write_profile(o: &mut String, p: &Profile) -> Result<()> {
         o,
         "page types         read-only {:.1} %, write-only {:.1} %, mixed {:.1} %; hotr.txt's >90 % rule: RI {:.1} %, WI {:.1} %, MIX {:.1} %",
         t.read_only_pct, t.write_only_pct, t.mixed_pct, t.ri_pct, t.wi_pct, t.mix_pct
-    )?;
-    writeln!(
-        o,
-        "read sizes (KiB:%) {}",
-        sizes(&p.sizes.read, p.sizes.read_other_pct)
-    )?;
-    writeln!(
-        o,
-        "write sizes        {}",
-        sizes(&p.sizes.write, p.sizes.write_other_pct)
-    )?;
-    let q = &p.sequentiality;
-    writeln!(
-        o,
-        "sequential         {:.1} % of requests, {:.1} % of reads after reads, {:.1} % of writes after writes",
-        q.all_pct, q.read_pct, q.write_pct
     )?;
     Ok(())
 }

@@ -6,3 +6,4 @@ mod experiment;
 mod hostile;
 mod outputs;
 mod reliability;
+mod reliability3;

@@ -260,7 +260,8 @@ fn inert_keys(user: &toml::Table, base: &toml::Table, cfg: &Config) -> Vec<Strin
     let r = &cfg.redundancy.scheme;
     // (the feature is off, the keys of its parameters, what turns it on)
     type Rule<'a> = (bool, &'a dyn Fn(&str) -> bool, &'a str);
-    let rules: [Rule; 5] = [
+    let no_cache = cfg.ftl.mapping_cache_entries == 0 && cfg.ftl.mapping_cache_bytes == 0;
+    let rules: [Rule; 7] = [
         (
             *r != RedundancyScheme::Ttflash,
             &|k| matches!(k, "redundancy.ttflash_k" | "redundancy.parity_update"),
@@ -290,6 +291,16 @@ fn inert_keys(user: &toml::Table, base: &toml::Table, cfg: &Config) -> Vec<Strin
                 )
             },
             "host.link = \"none\" charges no transfers (host.link = \"custom\" uses these)",
+        ),
+        (
+            no_cache,
+            &|k| k == "sched.mapping_reads_first",
+            "there is no mapping cache, hence no translation reads (ftl.mapping_cache_entries or ftl.mapping_cache_bytes makes one)",
+        ),
+        (
+            cfg.precondition.pattern == FillPattern::SteadyState,
+            &|k| k == "precondition.overwrite",
+            "precondition.pattern = \"steady-state\" writes each page once where the writes lead (overwrite applies to \"random\" and \"sequential-rewrite\")",
         ),
     ];
     rules

@@ -366,6 +366,75 @@ impl SynthSpec {
         Ok(())
     }
 
+    /// Keys the spec sets that change nothing (each note names the key and why), for the
+    /// tools to print: a direction's keys when it has no requests, reuse and coupling keys
+    /// without reads, the whole stream's arrival keys when each direction has its own.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        let given = |op: &OpSpec| {
+            [
+                ("arrivals", op.arrivals.is_some()),
+                ("zipf", op.zipf.is_some()),
+                ("footprint_gib", op.footprint_gib.is_some()),
+                ("size_kib", op.sizes.is_some()),
+                ("seq", op.seq.is_some()),
+                ("batch", op.batch.is_some()),
+                ("batch_us", op.batch_us.is_some()),
+            ]
+            .into_iter()
+            .filter(|k| k.1)
+            .map(|k| k.0)
+            .collect::<Vec<_>>()
+        };
+        for (prefix, op, none) in [
+            ("read_", &self.read, self.write_ratio >= 1.0),
+            ("write_", &self.write, self.write_ratio <= 0.0),
+        ] {
+            if none {
+                for k in given(op) {
+                    notes.push(format!(
+                        "{prefix}{k} has no effect: write_ratio = {} leaves no {} requests",
+                        self.write_ratio,
+                        prefix.trim_end_matches('_')
+                    ));
+                }
+            }
+        }
+        if self.write_ratio >= 1.0 {
+            for (k, x) in [
+                ("cobatch", self.cobatch),
+                ("cobatch_raw", self.cobatch_raw),
+                ("reread", self.reread),
+                ("raw", self.raw),
+                ("dup_reads", self.dup_reads),
+            ] {
+                if x > 0.0 {
+                    notes.push(format!(
+                        "{k} has no effect: write_ratio = 1 leaves no reads"
+                    ));
+                }
+            }
+        }
+        let own = |op: &OpSpec| op.arrivals.is_some();
+        if self.split() && own(&self.read) && own(&self.write) && self.burst.is_some() {
+            notes.push(
+                "arrivals (and its on_ms, off_ms, on_share, b, span_s) has no effect: read_arrivals and write_arrivals give each direction its own process".into(),
+            );
+        }
+        if self.read.batch.is_some() && self.write.batch.is_some() && self.batch != 1.0 {
+            notes.push(
+                "batch has no effect: read_batch and write_batch give each direction its own"
+                    .into(),
+            );
+        }
+        if self.read.batch_us.is_some() && self.write.batch_us.is_some() && self.batch_us != 0.0 {
+            notes.push(
+                "batch_us has no effect: read_batch_us and write_batch_us give each direction its own".into(),
+            );
+        }
+        notes
+    }
+
     /// The spec's mean gap between requests, µs.
     pub fn mean_gap_us(&self) -> f64 {
         match self.arrivals {
@@ -529,13 +598,18 @@ impl FromStr for SynthSpec {
             };
             // Counts and seeds: whole numbers (written as 100000 or 1e5), not negative, exact
             // in a double.
+            // Digits are read exactly (any u64); other notations (1e5) only below 2^53, where
+            // a float still holds every whole number.
             let whole = |v: &str| {
+                if let Ok(n) = v.trim().parse::<u64>() {
+                    return Ok(n);
+                }
                 let x = num(v)?;
-                if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= 2f64.powi(53) {
+                if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x < 2f64.powi(53) {
                     Ok(x as u64)
                 } else {
                     Err(format!(
-                        "synthetic spec {k} = {}: expected a whole number >= 0",
+                        "synthetic spec {k} = {}: expected a whole number >= 0 (beyond 2^53 written in digits)",
                         v.trim()
                     ))
                 }
