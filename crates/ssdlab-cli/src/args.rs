@@ -315,6 +315,13 @@ impl SynthArgs {
     }
 }
 
+/// Prints the keys of a synthetic spec that change nothing.
+pub fn note_spec(spec: &SynthSpec) {
+    for n in spec.notes() {
+        eprintln!("warning: synthetic spec: {n}");
+    }
+}
+
 impl TraceArgs {
     /// Refuses the options that read a trace when the workload is `--synth SPEC` (they would be
     /// ignored): its spec says how many requests and of what.

@@ -119,13 +119,6 @@ fn dispatch(cli: Cli) -> Result<()> {
     }
 }
 
-/// Prints the keys of a synthetic spec that change nothing.
-pub fn note_spec(spec: &SynthSpec) {
-    for n in spec.notes() {
-        eprintln!("warning: synthetic spec: {n}");
-    }
-}
-
 /// The preset without `--preset`.
 const DEFAULT_PRESET: &str = "hotr";
 
@@ -233,7 +226,7 @@ fn run(a: RunArgs) -> Result<()> {
                 .parse()
                 .map_err(anyhow::Error::msg)
                 .context("--synth")?;
-            note_spec(&spec);
+            args::note_spec(&spec);
             synth = spec.generate().map_err(anyhow::Error::msg)?;
             if cfg.precondition.pre_process {
                 pre_pass = Some(Box::new(spec.generate().map_err(anyhow::Error::msg)?));
@@ -383,7 +376,7 @@ impl Total {
 fn synth(a: SynthArgs) -> Result<()> {
     output::check_distinct(&[], &[("--out", &a.out)])?;
     let spec = a.spec().map_err(anyhow::Error::msg)?;
-    note_spec(&spec);
+    args::note_spec(&spec);
     let gen = spec.generate().map_err(anyhow::Error::msg)?;
     let mut out = std::io::BufWriter::new(output::create(&a.out)?);
     let what = || format!("writing {}", a.out.display());

@@ -65,7 +65,7 @@ fn summary(
                 .parse()
                 .map_err(anyhow::Error::msg)
                 .context("--synth")?;
-            crate::note_spec(&spec);
+            crate::args::note_spec(&spec);
             let gen = spec.generate().map_err(anyhow::Error::msg)?;
             Ok(trace::summarise(gen, "synthetic".into())?)
         }
