@@ -26,6 +26,33 @@ fn err(e: impl std::fmt::Display) -> PyErr {
     SsdlabError::new_err(e.to_string())
 }
 
+/// Runs `f`, its error or a panic (a bug in ssdlab) raised as [`SsdlabError`]: no panic
+/// crosses into Python, where it would be a `PanicException` (a `BaseException` that `sweep`
+/// could not report as one failed point, and that does not pickle).
+fn guarded<T, E: std::fmt::Display>(f: impl FnOnce() -> Result<T, E>) -> PyResult<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r.map_err(err),
+        Err(p) => {
+            let what = p
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic without a message".into());
+            Err(err(format!(
+                "internal error (a bug in ssdlab; please report it with the call that caused it): {what}"
+            )))
+        }
+    }
+}
+
+/// [`guarded`] with the GIL released.
+fn detached<T: Send, E: std::fmt::Display>(
+    py: Python<'_>,
+    f: impl FnOnce() -> Result<T, E> + Send,
+) -> PyResult<T> {
+    py.detach(|| guarded(f))
+}
+
 /// The configuration of `preset`, then `scheme`, then each `key=value` of `sets`.
 fn build(preset: &str, scheme: Option<&str>, sets: &[String]) -> Result<Config, String> {
     ConfigBuilder::resolve(preset, scheme, sets).map_err(|e| e.to_string())
@@ -106,7 +133,7 @@ fn run(
     device: Option<u32>,
     requests: bool,
 ) -> PyResult<(String, Option<String>)> {
-    py.detach(|| {
+    detached(py, || {
         let cfg = build(&preset, scheme.as_deref(), &sets)?;
         if limit == Some(0) {
             return Err("limit = 0: must be >= 1 (a run of no requests measures nothing)".into());
@@ -132,14 +159,13 @@ fn run(
         };
         simulate(&cfg, source, opts, requests)
     })
-    .map_err(err)
 }
 
 /// Writes the synthetic workload `spec` (the `--synth` syntax) to `out` as MSR Cambridge CSV,
 /// or as FIU IODedup when it has duplicate content; returns `(requests, format)`.
 #[pyfunction]
 fn synth(py: Python<'_>, spec: String, out: String) -> PyResult<(u64, String)> {
-    py.detach(|| {
+    detached(py, || {
         let spec: SynthSpec = spec.parse()?;
         let gen = spec.generate()?;
         let file = std::fs::File::create(&out).map_err(|e| format!("cannot write {out}: {e}"))?;
@@ -154,7 +180,6 @@ fn synth(py: Python<'_>, spec: String, out: String) -> PyResult<(u64, String)> {
             .map_err(|e| format!("writing {out}: {e}"))?;
         Ok::<_, String>((n, format.to_string()))
     })
-    .map_err(err)
 }
 
 /// The statistics of `source`, as `ssdlab trace stats` computes them.
@@ -192,7 +217,7 @@ fn trace_stats(
     spec: Option<String>,
     format: Option<String>,
 ) -> PyResult<String> {
-    py.detach(|| {
+    detached(py, || {
         let source = match (path, spec) {
             (Some(path), None) => whole_trace(path, format.as_deref())?,
             (None, Some(spec)) => Source::Synth(Box::new(spec.parse()?)),
@@ -200,7 +225,6 @@ fn trace_stats(
         };
         serde_json::to_string(&stats_of(source)?).map_err(|e| e.to_string())
     })
-    .map_err(err)
 }
 
 /// `ssdlab trace fit`: the fitted spec and its evidence as JSON.
@@ -214,7 +238,7 @@ fn fit(
     seed: u64,
     rounds: usize,
 ) -> PyResult<String> {
-    py.detach(|| {
+    detached(py, || {
         let stats = stats_of(whole_trace(path.clone(), format.as_deref())?)?;
         let opts = FitOptions {
             requests,
@@ -225,15 +249,16 @@ fn fit(
             .map_err(|e| format!("fitting {path}: {e}"))?;
         serde_json::to_string(&f).map_err(|e| e.to_string())
     })
-    .map_err(err)
 }
 
 /// The resolved configuration as JSON.
 #[pyfunction]
 #[pyo3(signature = (preset, scheme, sets))]
 fn config(preset: String, scheme: Option<String>, sets: Vec<String>) -> PyResult<String> {
-    let cfg = build(&preset, scheme.as_deref(), &sets).map_err(err)?;
-    serde_json::to_string(&cfg).map_err(err)
+    guarded(|| {
+        let cfg = build(&preset, scheme.as_deref(), &sets)?;
+        serde_json::to_string(&cfg).map_err(|e| e.to_string())
+    })
 }
 
 /// `(name, summary)` of every preset.
@@ -268,7 +293,7 @@ type Outcomes = (Vec<String>, Vec<String>, Vec<(String, String)>);
 #[pyfunction]
 #[pyo3(signature = (dir, jobs))]
 fn experiment_run(py: Python<'_>, dir: String, jobs: usize) -> PyResult<Outcomes> {
-    py.detach(|| {
+    detached(py, || {
         let dir = std::path::Path::new(&dir);
         let spec = ExperimentSpec::load(dir).map_err(|e| e.to_string())?;
         let outcomes = run_points(&spec, dir, jobs.max(1), None, &|_, _| {}, &|_| {})
@@ -283,7 +308,6 @@ fn experiment_run(py: Python<'_>, dir: String, jobs: usize) -> PyResult<Outcomes
         }
         Ok::<_, String>((done, skipped, failed))
     })
-    .map_err(err)
 }
 
 /// The experiment's current points with their stored results (`null` where none), as JSON:
@@ -340,7 +364,7 @@ fn experiment_plan_pending(dir: String, out: String) -> PyResult<Vec<String>> {
 /// (the GIL released); returns the result's path.
 #[pyfunction]
 fn experiment_run_job(py: Python<'_>, job: String, out_dir: String) -> PyResult<String> {
-    py.detach(|| {
+    detached(py, || {
         run_job(
             std::path::Path::new(&job),
             std::path::Path::new(&out_dir),
@@ -349,7 +373,6 @@ fn experiment_run_job(py: Python<'_>, job: String, out_dir: String) -> PyResult<
         .map(|p| p.display().to_string())
         .map_err(|e| e.to_string())
     })
-    .map_err(err)
 }
 
 /// Copies results written elsewhere (`source`) into the experiment's store when they belong to

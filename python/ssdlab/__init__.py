@@ -124,29 +124,43 @@ def run(
         scheme,
         _sets(set),
         None if trace is None else str(trace),
-        synth,
+        _text("synth", synth),
         _whole("seed", seed),
         bool(verify),
-        limit,
-        format,
-        time_unit,
-        device,
+        _optional_whole("limit", limit, low=1),
+        _text("format", format),
+        _text("time_unit", time_unit),
+        _optional_whole("device", device, high=2**32 - 1),
         bool(requests),
     )
     return Result(summary_json, requests_csv)
 
 
-def _whole(name, value):
-    """``value`` as a whole number ≥ 0, or an :class:`SsdlabError` naming the argument."""
+def _whole(name, value, low=0, high=2**64 - 1):
+    """``value`` as a whole number in [low, high] (by default what a 64-bit count holds), or an
+    :class:`SsdlabError` naming the argument; ``None`` stays ``None`` where the argument is
+    optional (its callers pass it through only then)."""
+    bad = SsdlabError(f"{name} = {value!r}: expected a whole number in [{low}, {high}]")
     if isinstance(value, bool):
-        raise SsdlabError(f"{name} = {value!r}: expected a whole number >= 0")
+        raise bad
     try:
         n = int(value)
-    except (TypeError, ValueError):
-        raise SsdlabError(f"{name} = {value!r}: expected a whole number >= 0") from None
-    if n < 0 or n != value and not isinstance(value, str):
-        raise SsdlabError(f"{name} = {value!r}: expected a whole number >= 0")
+    except (TypeError, ValueError, OverflowError):
+        raise bad from None
+    if not low <= n <= high or n != value and not isinstance(value, str):
+        raise bad
     return n
+
+
+def _optional_whole(name, value, low=0, high=2**64 - 1):
+    return None if value is None else _whole(name, value, low, high)
+
+
+def _text(name, value):
+    """``value`` as an optional string, or an :class:`SsdlabError` naming the argument."""
+    if value is not None and not isinstance(value, str):
+        raise SsdlabError(f"{name} = {value!r}: expected a string")
+    return value
 
 
 def _run_texts(kwargs):
@@ -196,7 +210,8 @@ def sweep(points, backend="threads", jobs=None, address=None, errors="collect"):
     at ``address`` or ``$RAY_ADDRESS``, else a local ``ray.init()``; workers must see the
     traces at the same paths). The results do not depend on the backend."""
     if errors not in ("collect", "raise"):
-        raise ValueError(f"errors={errors!r}: must be 'collect' or 'raise'")
+        raise SsdlabError(f"errors={errors!r}: must be 'collect' or 'raise'")
+    jobs = _optional_whole("jobs", jobs, low=1, high=4096)
     points = [dict(p) for p in points]
     for p in points:
         if "trace" in p and p["trace"] is not None:
@@ -226,7 +241,7 @@ def sweep(points, backend="threads", jobs=None, address=None, errors="collect"):
         task = ray.remote(_run_texts)
         texts = ray.get([task.remote(p) for p in points])
     else:
-        raise ValueError(
+        raise SsdlabError(
             f"backend={backend!r}: must be 'serial', 'threads', 'processes' or 'ray'"
         )
     results, failures = [], []
@@ -289,7 +304,15 @@ def fit(trace, requests=None, seed=1, rounds=6, format=None):
     ``spec`` (the ``--synth`` string: pass it as ``run(synth=...)``), ``arrivals`` (how each
     direction's arrival process was chosen) and ``residuals`` (each fitted statistic, the
     trace's and the stand-in's)."""
-    return json.loads(_ssdlab.fit(str(trace), format, requests, seed, rounds))
+    return json.loads(
+        _ssdlab.fit(
+            str(trace),
+            _text("format", format),
+            _optional_whole("requests", requests, low=1),
+            _whole("seed", seed),
+            _whole("rounds", rounds, high=1000),
+        )
+    )
 
 
 def config(preset="hotr", scheme=None, set=None):

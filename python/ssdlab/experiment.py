@@ -7,7 +7,7 @@ import pathlib
 import tempfile
 
 from . import _ssdlab
-from . import flatten
+from . import SsdlabError, _optional_whole, flatten
 
 __all__ = ["run", "results"]
 
@@ -27,11 +27,12 @@ def run(dir, jobs=None, backend="threads", address=None):
     on one machine or a shared file system). Returns ``{"done": [...], "skipped": [...],
     "failed": {point: error}}``."""
     if backend == "threads":
-        done, skipped, failed = _ssdlab.experiment_run(str(dir), int(jobs or os.cpu_count() or 1))
+        jobs = _optional_whole("jobs", jobs, low=1, high=4096) or os.cpu_count() or 1
+        done, skipped, failed = _ssdlab.experiment_run(str(dir), jobs)
         return {"done": done, "skipped": skipped, "failed": dict(failed)}
     if backend == "ray":
         return _run_ray(pathlib.Path(dir).resolve(), address)
-    raise ValueError(f"backend={backend!r}: must be 'threads' or 'ray'")
+    raise SsdlabError(f"backend={backend!r}: must be 'threads' or 'ray'")
 
 
 def _ray_job(job, out):

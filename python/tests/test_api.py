@@ -203,3 +203,30 @@ def test_trace_stats_as_a_frame():
     assert isinstance(df, pd.DataFrame) and len(df) == 1
     assert "profile.burstiness.read.idc_1ms" in df.columns
     assert "profile.page_types.mixed_pct" in df.columns
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: ssdlab.run(preset="tiny", synth="requests=10", seed=2**64),
+        lambda: ssdlab.run(preset="tiny", trace=str(TRACE), limit=-1),
+        lambda: ssdlab.run(preset="tiny", trace=str(TRACE), limit=0),
+        lambda: ssdlab.run(preset="tiny", trace=str(TRACE), device=2**40),
+        lambda: ssdlab.run(preset="tiny", trace=str(TRACE), device="zero"),
+        lambda: ssdlab.run(preset="tiny", synth=5),
+        lambda: ssdlab.fit(TRACE, rounds=-1),
+        lambda: ssdlab.fit(TRACE, seed=1.5),
+        lambda: ssdlab.sweep([{"preset": "tiny", "synth": "requests=10"}], jobs=-3),
+        lambda: ssdlab.sweep([], backend="nope"),
+    ],
+)
+def test_wrong_types_and_ranges_raise_ssdlab_error_naming_the_argument(call):
+    # Never OverflowError, TypeError or ValueError from the binding: one exception class.
+    with pytest.raises(ssdlab.SsdlabError):
+        call()
+
+
+def test_a_device_given_as_digits_is_read_as_the_number():
+    a = ssdlab.run(preset="tiny", trace=str(TRACE), device="0", limit=50)
+    b = ssdlab.run(preset="tiny", trace=str(TRACE), device=0, limit=50)
+    assert a.summary["requests"] == b.summary["requests"] == 50

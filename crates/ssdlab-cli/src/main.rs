@@ -39,6 +39,12 @@ use std::io::{IsTerminal, Write};
 
 fn main() {
     let cli = Cli::parse();
+    // Killed by SIGINT or SIGTERM: the outputs being written keep their previous content and
+    // leave no temporary file (exit status 130, as after an interrupt).
+    let _ = ctrlc::set_handler(|| {
+        ssdlab::files::remove_temporaries();
+        std::process::exit(130);
+    });
     if let Err(e) = dispatch(cli) {
         // A reader that stopped reading (`ssdlab trace stats … | head -1`) is not an error.
         let gone = e.chain().any(|c| {

@@ -5,10 +5,79 @@
 //! is written to a temporary file beside it and renamed onto it only when complete, so a run
 //! that fails or is killed leaves the previous file as it was and never a half-written one; a
 //! device or a pipe (`/dev/stdout`, a FIFO) cannot be renamed onto and is written in place.
+//!
+//! Temporary files are named `.<name>.<pid>-<n>.tmp`. The ones a process has open are listed
+//! so that a signal handler can remove them ([`remove_temporaries`]: the CLI does on SIGINT and
+//! SIGTERM), and the first output a process writes into a directory removes those a process no
+//! longer running left there (killed with SIGKILL, say).
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Temporary files of outputs being written by this process.
+static OPEN: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// Directories this process has swept of stale temporary files.
+static SWEPT: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+
+/// Removes the temporary files of every output this process is writing (for a signal
+/// handler: the outputs keep their previous content). Returns how many it removed.
+pub fn remove_temporaries() -> usize {
+    let open = OPEN
+        .lock()
+        .map(|mut o| std::mem::take(&mut *o))
+        .unwrap_or_default();
+    open.iter()
+        .filter(|t| std::fs::remove_file(t).is_ok())
+        .count()
+}
+
+fn forget(tmp: &Path) {
+    if let Ok(mut o) = OPEN.lock() {
+        o.retain(|t| t != tmp);
+    }
+}
+
+/// The process id in a temporary file's name `.<name>.<pid>-<n>.tmp`, if it is one.
+fn temporary_pid(file_name: &str) -> Option<u32> {
+    let stem = file_name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (rest, n) = stem.rsplit_once('-')?;
+    n.parse::<u64>().ok()?;
+    let (_, pid) = rest.rsplit_once('.')?;
+    pid.parse().ok()
+}
+
+/// Whether process `pid` is running (`/proc` where there is one; elsewhere assumed so).
+fn running(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    !proc.is_dir() || pid == std::process::id() || proc.join(pid.to_string()).exists()
+}
+
+/// Once per directory and process: removes the temporary files that processes no longer
+/// running left in `dir`.
+fn sweep(dir: &Path) {
+    let Ok(mut swept) = SWEPT.lock() else { return };
+    if !swept
+        .get_or_insert_with(HashSet::new)
+        .insert(dir.to_path_buf())
+    {
+        return;
+    }
+    drop(swept);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        if let Some(pid) = temporary_pid(&name.to_string_lossy()) {
+            if !running(pid) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
 
 /// Largest text input read, bytes (64 MiB; the largest committed result is 24 KB).
 pub const MAX_TEXT_BYTES: u64 = 64 << 20;
@@ -66,7 +135,14 @@ impl Output {
             )))
         };
         let file = match &tmp {
-            Some(t) => File::create(t)?,
+            Some(t) => {
+                let dir = t.parent().filter(|d| !d.as_os_str().is_empty());
+                sweep(dir.unwrap_or(Path::new(".")));
+                if let Ok(mut o) = OPEN.lock() {
+                    o.push(t.clone());
+                }
+                File::create(t).inspect_err(|_| forget(t))?
+            }
             None => std::fs::OpenOptions::new().write(true).open(path)?,
         };
         Ok(Output {
@@ -88,9 +164,13 @@ impl Output {
     pub fn commit(mut self) -> std::io::Result<()> {
         self.file.flush()?;
         match self.tmp.take() {
-            Some(tmp) => std::fs::rename(&tmp, &self.path).inspect_err(|_| {
-                let _ = std::fs::remove_file(&tmp);
-            }),
+            Some(tmp) => {
+                let r = std::fs::rename(&tmp, &self.path).inspect_err(|_| {
+                    let _ = std::fs::remove_file(&tmp);
+                });
+                forget(&tmp);
+                r
+            }
             None => Ok(()),
         }
     }
@@ -110,7 +190,8 @@ impl Drop for Output {
     /// An output never committed leaves no temporary file behind.
     fn drop(&mut self) {
         if let Some(tmp) = self.tmp.take() {
-            let _ = std::fs::remove_file(tmp);
+            let _ = std::fs::remove_file(&tmp);
+            forget(&tmp);
         }
     }
 }
@@ -144,6 +225,28 @@ mod tests {
         write_whole(&path, b"new").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn temporaries_of_dead_processes_are_swept_and_live_ones_listed() {
+        let dir = std::env::temp_dir().join(format!("ssdlab-sweep-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // pid 0 is never a process of ours; u32::MAX - 1 is beyond any pid limit.
+        let stale = dir.join(format!(".out.json.{}-3.tmp", u32::MAX - 1));
+        let mine = dir.join(format!(".keep.json.{}-0.tmp", std::process::id()));
+        std::fs::write(&stale, "x").unwrap();
+        std::fs::write(&mine, "x").unwrap();
+        assert_eq!(temporary_pid(".out.json.123-4.tmp"), Some(123));
+        assert_eq!(temporary_pid("out.json"), None);
+        let mut o = Output::create(&dir.join("out.json")).unwrap();
+        o.write_all(b"half").unwrap();
+        assert!(!stale.exists() && mine.exists());
+        // Listed for a signal handler while it is written (the CLI's test sends the signal).
+        let tmp = o.tmp.clone().unwrap();
+        assert!(OPEN.lock().unwrap().contains(&tmp));
+        o.commit().unwrap();
+        assert!(!OPEN.lock().unwrap().contains(&tmp));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

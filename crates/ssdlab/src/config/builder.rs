@@ -102,6 +102,26 @@ impl ConfigBuilder {
         Ok(self)
     }
 
+    /// Whether the override `assignment` (`key=value`, the value possibly an inline table)
+    /// sets the dotted `key`: `host={time_scale=0.5}` sets `host.time_scale`.
+    pub fn assignment_sets(assignment: &str, key: &str) -> bool {
+        let empty = ConfigBuilder {
+            base: toml::Table::new(),
+            user: toml::Table::new(),
+        };
+        let Ok(b) = empty.set(assignment) else {
+            return false;
+        };
+        let mut node = &toml::Value::Table(b.user);
+        for part in key.split('.') {
+            match node.get(part) {
+                Some(v) => node = v,
+                None => return false,
+            }
+        }
+        true
+    }
+
     /// The configuration of `preset`, then `scheme` (if any), then each `key=value` of
     /// `sets` in order: what a run, an experiment point or the Python API name.
     ///

@@ -62,6 +62,33 @@ pub struct Entry {
     pub probes: Vec<Probe>,
     /// Hash of the inputs it was found for.
     pub inputs: String,
+    /// SHA-256 of this entry with this field empty: an entry edited by hand or damaged is
+    /// searched again, never used (as results are sealed).
+    #[serde(default)]
+    pub content_hash: String,
+}
+
+impl Entry {
+    fn digest(&self) -> String {
+        let mut bare = self.clone();
+        bare.content_hash.clear();
+        let text = serde_json::to_string(&bare).expect("entries serialise");
+        hex(&Sha256::digest(text.as_bytes()))
+    }
+
+    fn sealed(mut self) -> Self {
+        self.content_hash = self.digest();
+        self
+    }
+
+    /// Whether the entry is as the search wrote it for `c`: its hash matches, and its value is
+    /// one of its probes, inside the search's range.
+    fn intact(&self, c: &CalibrateSpec) -> bool {
+        let [lo, hi] = c.range;
+        self.content_hash == self.digest()
+            && (lo..=hi).contains(&self.value)
+            && self.probes.iter().any(|p| p.value == self.value)
+    }
 }
 
 /// Calibrated values by workload and grid point.
@@ -88,14 +115,25 @@ impl Calibration {
 
 /// The calibration stored in `dir` (empty without `[calibrate]`, or when the file is missing or
 /// unreadable: its points then have no current result until calibration runs).
+/// Entries that are not intact (edited by hand, damaged, outside the range) are left out: their
+/// points are searched again.
 pub fn load(spec: &ExperimentSpec, dir: &Path) -> Calibration {
-    if spec.calibrate.is_none() {
+    let Some(c) = &spec.calibrate else {
         return Calibration::default();
-    }
-    std::fs::read_to_string(dir.join(CALIBRATION_FILE))
+    };
+    let mut cal: Calibration = std::fs::read_to_string(dir.join(CALIBRATION_FILE))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default()
+        .unwrap_or_default();
+    cal.entries.retain(|_, e| e.intact(c));
+    cal
+}
+
+/// Writes `cal` to `dir` whole (a temporary file, then a rename).
+fn store(dir: &Path, cal: &Calibration) -> Result<(), ExperimentError> {
+    let path = dir.join(CALIBRATION_FILE);
+    let text = serde_json::to_string_pretty(cal).expect("calibrations serialise") + "\n";
+    crate::files::write_whole(&path, text.as_bytes()).map_err(io_err(&path))
 }
 
 /// The baseline points the search runs on, one per workload and grid point, uncalibrated,
@@ -166,30 +204,50 @@ pub fn calibrate(
             message: e.to_string(),
         })?;
     let targets = targets(spec, c, dir)?;
-    type Found = Result<(String, Entry, bool), ExperimentError>;
-    let found: Vec<Found> = pool.install(|| {
+    // Entries still current are kept; each search is stored as soon as it finishes (a killed
+    // calibration loses only the searches under way).
+    let keys: Vec<String> = targets
+        .iter()
+        .map(|(p, _)| entry_key(&p.workload, &p.grid))
+        .collect();
+    let store_lock = std::sync::Mutex::new(Calibration {
+        entries: have
+            .entries
+            .iter()
+            .filter(|(k, e)| {
+                targets.iter().any(|(p, inputs)| {
+                    &entry_key(&p.workload, &p.grid) == *k && &e.inputs == inputs
+                })
+            })
+            .map(|(k, e)| (k.clone(), e.clone()))
+            .collect(),
+    });
+    let found: Vec<Result<bool, ExperimentError>> = pool.install(|| {
         targets
             .into_par_iter()
             .map(|(p, inputs)| {
                 let key = entry_key(&p.workload, &p.grid);
-                match have.entries.get(&key) {
-                    Some(e) if e.inputs == inputs => Ok((key, e.clone(), false)),
-                    _ => search(c, &p, inputs).map(|e| (key, e, true)),
+                if have.entries.get(&key).is_some_and(|e| e.inputs == inputs) {
+                    return Ok(false);
                 }
+                let e = search(c, &p, inputs)?.sealed();
+                let mut cal = store_lock.lock().expect("no search panics holding it");
+                cal.entries.insert(key, e);
+                store(dir, &cal)?;
+                Ok(true)
             })
             .collect()
     });
-    let mut out = Calibration::default();
     let mut searched = 0;
     for r in found {
-        let (key, e, new) = r?;
-        searched += usize::from(new);
-        out.entries.insert(key, e);
+        searched += usize::from(r?);
     }
+    let mut out = store_lock
+        .into_inner()
+        .expect("no search panics holding it");
+    out.entries.retain(|k, _| keys.contains(k));
     if out != have {
-        let path = dir.join(CALIBRATION_FILE);
-        let text = serde_json::to_string_pretty(&out).expect("calibrations serialise") + "\n";
-        crate::files::write_whole(&path, text.as_bytes()).map_err(io_err(&path))?;
+        store(dir, &out)?;
     }
     Ok((out, searched))
 }
@@ -224,6 +282,7 @@ fn search(c: &CalibrateSpec, p: &Point, inputs: String) -> Result<Entry, Experim
         within_tolerance: close(best.metric),
         probes,
         inputs,
+        content_hash: String::new(),
     })
 }
 

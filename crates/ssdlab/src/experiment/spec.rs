@@ -59,6 +59,17 @@ fn one() -> u64 {
     1
 }
 
+/// `[low, high]`, exactly two numbers (serde's fixed arrays would drop a third).
+fn two_bounds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
+    let v = Vec::<f64>::deserialize(d)?;
+    <[f64; 2]>::try_from(v.as_slice()).map_err(|_| {
+        serde::de::Error::custom(format!(
+            "expected two numbers [low, high], found {} ({v:?})",
+            v.len()
+        ))
+    })
+}
+
 /// Calibration: the value of one workload parameter (a config key such as `host.time_scale`)
 /// that brings one metric of the *baseline* variant to a target (a baseline-only figure of the
 /// paper), found for each workload and grid point and then given to every variant there. Scheme
@@ -71,6 +82,7 @@ pub struct CalibrateSpec {
     /// The config key searched (a workload parameter; no variant may set it).
     pub key: String,
     /// Bounds of the search, `[low, high]`; searched on a log scale when both are positive.
+    #[serde(deserialize_with = "two_bounds")]
     pub range: [f64; 2],
     /// Dotted path of the baseline metric (e.g. `idle_pct`).
     pub metric: String,
@@ -385,11 +397,27 @@ impl ExperimentSpec {
                 self.baseline.as_deref().map_or("none given".to_string(), |b| format!("`{b}`"))
             ));
         }
-        let sets_key = |s: &String| s.split('=').next().is_some_and(|k| k.trim() == c.key);
-        if let Some(v) = self.variants.iter().find(|v| v.set.iter().any(sets_key)) {
+        // Any spelling that sets the key (an inline table included), at any level: the
+        // calibrated value would override it silently, or a variant would run at another one.
+        let sets_key = |s: &String| crate::config::ConfigBuilder::assignment_sets(s, &c.key);
+        let mut levels: Vec<(String, &Vec<String>)> =
+            vec![("the experiment's `set`".into(), &self.set)];
+        for w in &self.workloads {
+            levels.push((format!("workload `{}`", w.name), &w.set));
+            for (g, sets) in &w.grid_set {
+                levels.push((format!("workload `{}`'s grid_set for `{g}`", w.name), sets));
+            }
+        }
+        for v in &self.variants {
+            levels.push((format!("variant `{}`", v.name), &v.set));
+        }
+        if let Some((level, s)) = levels
+            .iter()
+            .find_map(|(l, sets)| sets.iter().find(|s| sets_key(s)).map(|s| (l, s)))
+        {
             return Err(format!(
-                "calibrate.key = `{}`: variant `{}` sets it too; a calibrated workload parameter is the same for every variant",
-                c.key, v.name
+                "calibrate.key = `{}`: {level} sets it too (`{s}`); a calibrated workload parameter is found by the search and is the same for every variant",
+                c.key
             ));
         }
         if self.grid.contains_key(&c.key) {

@@ -666,8 +666,19 @@ fn results_table(d: &Data) -> Table {
 
 /// The calibrated workload parameter of every workload and grid point: the value found on
 /// the baseline (marked when it is a bound of the search's `range`, where the target may only
-/// be reached at an extreme of the workload), the target and what it reached.
-fn calibration_table(c: &Calibration, range: Option<[f64; 2]>) -> Table {
+/// be reached at an extreme of the workload), the target and what it reached — read from the
+/// stored result of the baseline point run with that value, not from the calibration file.
+fn calibration_table(d: &Data, c: &Calibration, spec: &crate::experiment::CalibrateSpec) -> Table {
+    let range = spec.range;
+    let reached = |e: &crate::experiment::calibrate::Entry| {
+        d.results
+            .iter()
+            .filter_map(|(p, r)| r.as_ref().map(|r| (p, r)))
+            .find(|(p, _)| {
+                p.variant == e.variant && p.workload == e.workload && grid_label(&p.grid) == e.grid
+            })
+            .and_then(|(_, r)| crate::metrics::metric(&r.summary, &e.metric))
+    };
     Table {
         header: [
             "workload",
@@ -690,15 +701,20 @@ fn calibration_table(c: &Calibration, range: Option<[f64; 2]>) -> Table {
                     e.workload.clone(),
                     e.grid.clone(),
                     e.key.clone(),
-                    if range.is_some_and(|r| r.contains(&e.value)) {
+                    if range.contains(&e.value) {
                         format!("{:.6} (range bound)", e.value)
                     } else {
                         format!("{:.6}", e.value)
                     },
                     e.metric.clone(),
                     fmt(Some(e.target)),
-                    fmt(Some(e.reached)),
-                    if e.within_tolerance { "✓" } else { "✗" }.into(),
+                    reached(e).map_or("no result".into(), |m| fmt(Some(m))),
+                    match reached(e) {
+                        Some(m) if (m - e.target).abs() <= spec.tolerance => "✓",
+                        Some(_) => "✗",
+                        None => "-",
+                    }
+                    .into(),
                     format!("{} ({})", e.probes.len(), e.variant),
                 ]
             })
@@ -853,10 +869,10 @@ pub fn build(
         .map(|(p, _)| p.id.clone())
         .collect();
     let mut tables = Vec::new();
-    if spec.calibrate.is_some() {
+    if let Some(c) = &spec.calibrate {
         tables.push((
             "Calibration (baseline only)",
-            calibration_table(calibration, spec.calibrate.as_ref().map(|c| c.range)),
+            calibration_table(&d, calibration, c),
         ));
     }
     if let Some(claims) = claims_table(&d) {

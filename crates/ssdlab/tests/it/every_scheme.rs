@@ -4,9 +4,8 @@
 //! being written may be served from: the verified run holds every invariant, and leaving
 //! events out (`sim/elide.rs`) gives the whole summary of the run with every event.
 //!
-//! `SSDLAB_PROPTEST_CASES` sets the number of cases and `SSDLAB_PROPTEST_SEED` the seed of
-//! their draw (CI runs the default, the same cases each time; a campaign runs thousands with
-//! other seeds: docs/testing.md).
+//! `SSDLAB_PROPTEST_CASES` sets the number of cases (CI runs the default; a campaign runs
+//! thousands, with other seeds through `PROPTEST_RNG_SEED`: docs/testing.md).
 
 use proptest::prelude::*;
 use ssdlab::config::ConfigBuilder;
@@ -43,7 +42,6 @@ fn run(
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: env_or("SSDLAB_PROPTEST_CASES", 48),
-        rng_seed: proptest::test_runner::RngSeed::Fixed(env_or("SSDLAB_PROPTEST_SEED", 1)),
         max_global_rejects: 100_000,
         ..ProptestConfig::default()
     })]
