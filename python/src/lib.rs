@@ -314,23 +314,25 @@ fn experiment_run(py: Python<'_>, dir: String, jobs: usize) -> PyResult<Outcomes
 /// `[{"point", "workload", "variant", "grid", "summary"}]`.
 #[pyfunction]
 fn experiment_results(dir: String) -> PyResult<String> {
-    let dir = std::path::Path::new(&dir);
-    let spec = ExperimentSpec::load(dir).map_err(err)?;
-    let loaded = load_results(&spec, dir);
-    let rows: Vec<serde_json::Value> = loaded
-        .points
-        .iter()
-        .map(|(p, r)| {
-            serde_json::json!({
-                "point": p.id,
-                "workload": p.workload,
-                "variant": p.variant,
-                "grid": p.grid,
-                "summary": r.as_ref().map(|r| &r.summary),
+    guarded(|| {
+        let dir = std::path::Path::new(&dir);
+        let spec = ExperimentSpec::load(dir).map_err(|e| e.to_string())?;
+        let loaded = load_results(&spec, dir);
+        let rows: Vec<serde_json::Value> = loaded
+            .points
+            .iter()
+            .map(|(p, r)| {
+                serde_json::json!({
+                    "point": p.id,
+                    "workload": p.workload,
+                    "variant": p.variant,
+                    "grid": p.grid,
+                    "summary": r.as_ref().map(|r| &r.summary),
+                })
             })
-        })
-        .collect();
-    serde_json::to_string(&rows).map_err(err)
+            .collect();
+        serde_json::to_string(&rows).map_err(|e| e.to_string())
+    })
 }
 
 /// Writes one job file per point of the experiment in `dir` that has no current result into
@@ -338,26 +340,28 @@ fn experiment_results(dir: String) -> PyResult<String> {
 /// `ssdlab experiment plan`, an invalid point stops the whole plan.
 #[pyfunction]
 fn experiment_plan_pending(dir: String, out: String) -> PyResult<Vec<String>> {
-    let dir = std::path::Path::new(&dir);
-    let spec = ExperimentSpec::load(dir).map_err(err)?;
-    let pending: std::collections::BTreeSet<String> = load_results(&spec, dir)
-        .points
-        .into_iter()
-        .filter(|(_, r)| r.is_none())
-        .map(|(p, _)| p.id)
-        .collect();
-    let files = plan(&spec, dir, std::path::Path::new(&out)).map_err(err)?;
-    let mut jobs = Vec::new();
-    for f in files {
-        let id = f.file_stem().map(|s| s.to_string_lossy().into_owned());
-        if id.is_some_and(|id| pending.contains(&id)) {
-            jobs.push(f.display().to_string());
-        } else {
-            // A point already done: its job is not needed.
-            std::fs::remove_file(&f).map_err(err)?;
+    guarded(|| {
+        let dir = std::path::Path::new(&dir);
+        let spec = ExperimentSpec::load(dir).map_err(|e| e.to_string())?;
+        let pending: std::collections::BTreeSet<String> = load_results(&spec, dir)
+            .points
+            .into_iter()
+            .filter(|(_, r)| r.is_none())
+            .map(|(p, _)| p.id)
+            .collect();
+        let files = plan(&spec, dir, std::path::Path::new(&out)).map_err(|e| e.to_string())?;
+        let mut jobs = Vec::new();
+        for f in files {
+            let id = f.file_stem().map(|s| s.to_string_lossy().into_owned());
+            if id.is_some_and(|id| pending.contains(&id)) {
+                jobs.push(f.display().to_string());
+            } else {
+                // A point already done: its job is not needed.
+                std::fs::remove_file(&f).map_err(|e| e.to_string())?;
+            }
         }
-    }
-    Ok(jobs)
+        Ok::<_, String>(jobs)
+    })
 }
 
 /// Runs one job file (from [`experiment_plan_pending`]) and writes its result into `out_dir`
@@ -379,9 +383,11 @@ fn experiment_run_job(py: Python<'_>, job: String, out_dir: String) -> PyResult<
 /// a current point; returns `(collected, ignored)`.
 #[pyfunction]
 fn experiment_collect(dir: String, source: String) -> PyResult<(usize, usize)> {
-    let dir = std::path::Path::new(&dir);
-    let spec = ExperimentSpec::load(dir).map_err(err)?;
-    collect(&spec, dir, std::path::Path::new(&source)).map_err(err)
+    guarded(|| {
+        let dir = std::path::Path::new(&dir);
+        let spec = ExperimentSpec::load(dir).map_err(|e| e.to_string())?;
+        collect(&spec, dir, std::path::Path::new(&source)).map_err(|e| e.to_string())
+    })
 }
 
 /// The native module.
