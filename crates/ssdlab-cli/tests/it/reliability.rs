@@ -6,7 +6,7 @@ use predicates::prelude::*;
 use predicates::str::contains;
 use std::path::{Path, PathBuf};
 
-fn ssdlab() -> Command {
+pub(crate) fn ssdlab() -> Command {
     Command::cargo_bin("ssdlab").unwrap()
 }
 
@@ -17,7 +17,7 @@ fn fresh_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn trace() -> PathBuf {
+pub(crate) fn trace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/traces/msr_hm_0.csv")
 }
 

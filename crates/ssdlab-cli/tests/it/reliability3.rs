@@ -1,17 +1,8 @@
 //! Reliability III (issue 49): inputs silently ignored or altered are refused or noted.
 
-use assert_cmd::Command;
+use super::reliability::{ssdlab, trace};
 use predicates::prelude::*;
 use predicates::str::contains;
-use std::path::PathBuf;
-
-fn ssdlab() -> Command {
-    Command::cargo_bin("ssdlab").unwrap()
-}
-
-fn trace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/traces/msr_hm_0.csv")
-}
 
 #[test]
 fn trace_options_are_refused_with_a_synthetic_workload() {
@@ -168,6 +159,18 @@ max_runs = 6
     .unwrap();
 }
 
+/// `ssdlab experiment plan dir` fails with exit 2 and a message containing `says`.
+fn plan_refused(dir: &std::path::Path, says: &str) {
+    ssdlab()
+        .args(["experiment", "plan"])
+        .arg(dir)
+        .arg("--out")
+        .arg(dir.join("jobs"))
+        .assert()
+        .code(2)
+        .stderr(contains(says));
+}
+
 #[test]
 fn the_calibrated_key_is_refused_in_any_spelling_at_any_level() {
     let root = std::env::temp_dir().join(format!("ssdlab-r3-cal-{}", std::process::id()));
@@ -184,25 +187,11 @@ fn the_calibrated_key_is_refused_in_any_spelling_at_any_level() {
     {
         let dir = root.join(i.to_string());
         calibrated(&dir, w, b, "[0.01, 10]");
-        ssdlab()
-            .args(["experiment", "plan"])
-            .arg(&dir)
-            .arg("--out")
-            .arg(dir.join("jobs"))
-            .assert()
-            .code(2)
-            .stderr(contains(says));
+        plan_refused(&dir, says);
     }
     let dir = root.join("range");
     calibrated(&dir, "", r#""sched.policy=rps""#, "[0.01, 10, 100]");
-    ssdlab()
-        .args(["experiment", "plan"])
-        .arg(&dir)
-        .arg("--out")
-        .arg(dir.join("jobs"))
-        .assert()
-        .code(2)
-        .stderr(contains("expected two numbers [low, high], found 3"));
+    plan_refused(&dir, "expected two numbers [low, high], found 3");
     std::fs::remove_dir_all(&root).ok();
 }
 
@@ -229,14 +218,7 @@ fn a_hand_edited_calibration_is_searched_again_and_the_report_reads_the_result()
     // Edited: another value, the claim kept.
     e["value"] = serde_json::json!(0.01);
     std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
-    ssdlab()
-        .args(["experiment", "plan"])
-        .arg(&dir)
-        .arg("--out")
-        .arg(dir.join("jobs"))
-        .assert()
-        .code(2)
-        .stderr(contains("missing or stale"));
+    plan_refused(&dir, "missing or stale");
     ssdlab()
         .args(["experiment", "run"])
         .arg(&dir)

@@ -15,7 +15,7 @@
 //! it was found for (the baseline point's configuration, workload and seed, and the
 //! `[calibrate]` section), so a changed input is searched again and nothing else is.
 
-use super::point::hex;
+use super::point::{hex, seal_digest};
 use super::spec::CalibrateSpec;
 use super::{grid_label, io_err, ExperimentError, ExperimentSpec, Point};
 use rayon::prelude::*;
@@ -72,8 +72,7 @@ impl Entry {
     fn digest(&self) -> String {
         let mut bare = self.clone();
         bare.content_hash.clear();
-        let text = serde_json::to_string(&bare).expect("entries serialise");
-        hex(&Sha256::digest(text.as_bytes()))
+        seal_digest(&bare)
     }
 
     fn sealed(mut self) -> Self {
@@ -204,21 +203,19 @@ pub fn calibrate(
             message: e.to_string(),
         })?;
     let targets = targets(spec, c, dir)?;
-    // Entries still current are kept; each search is stored as soon as it finishes (a killed
-    // calibration loses only the searches under way).
-    let keys: Vec<String> = targets
+    // Entries still current are kept (those of other inputs or of points gone are dropped);
+    // each search is stored as soon as it finishes (a killed calibration loses only the
+    // searches under way).
+    let wanted: BTreeMap<String, String> = targets
         .iter()
-        .map(|(p, _)| entry_key(&p.workload, &p.grid))
+        .map(|(p, inputs)| (entry_key(&p.workload, &p.grid), inputs.clone()))
         .collect();
+    let current = |k: &String, e: &Entry| wanted.get(k) == Some(&e.inputs);
     let store_lock = std::sync::Mutex::new(Calibration {
         entries: have
             .entries
             .iter()
-            .filter(|(k, e)| {
-                targets.iter().any(|(p, inputs)| {
-                    &entry_key(&p.workload, &p.grid) == *k && &e.inputs == inputs
-                })
-            })
+            .filter(|(k, e)| current(k, e))
             .map(|(k, e)| (k.clone(), e.clone()))
             .collect(),
     });
@@ -227,7 +224,7 @@ pub fn calibrate(
             .into_par_iter()
             .map(|(p, inputs)| {
                 let key = entry_key(&p.workload, &p.grid);
-                if have.entries.get(&key).is_some_and(|e| e.inputs == inputs) {
+                if have.entries.get(&key).is_some_and(|e| current(&key, e)) {
                     return Ok(false);
                 }
                 let e = search(c, &p, inputs)?.sealed();
@@ -242,10 +239,9 @@ pub fn calibrate(
     for r in found {
         searched += usize::from(r?);
     }
-    let mut out = store_lock
+    let out = store_lock
         .into_inner()
         .expect("no search panics holding it");
-    out.entries.retain(|k, _| keys.contains(k));
     if out != have {
         store(dir, &out)?;
     }

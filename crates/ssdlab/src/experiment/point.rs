@@ -100,6 +100,13 @@ pub(super) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The content hash of a sealed record (a result, a calibration entry): SHA-256 of the JSON
+/// of `bare`, the record with its hash field empty.
+pub(super) fn seal_digest(bare: &impl Serialize) -> String {
+    let text = serde_json::to_string(bare).expect("sealed records serialise");
+    hex(&Sha256::digest(text.as_bytes()))
+}
+
 /// One point: a workload, a variant and a grid combination.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Point {
@@ -165,8 +172,7 @@ impl PointResult {
     fn digest(&self) -> String {
         let mut bare = self.clone();
         bare.content_hash.clear();
-        let text = serde_json::to_string(&bare).expect("results serialise");
-        hex(&Sha256::digest(text.as_bytes()))
+        seal_digest(&bare)
     }
 
     /// The result with its content hash set.

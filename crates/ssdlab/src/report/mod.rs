@@ -697,6 +697,7 @@ fn calibration_table(d: &Data, c: &Calibration, spec: &crate::experiment::Calibr
             .entries
             .values()
             .map(|e| {
+                let reached = reached(e);
                 vec![
                     e.workload.clone(),
                     e.grid.clone(),
@@ -708,8 +709,8 @@ fn calibration_table(d: &Data, c: &Calibration, spec: &crate::experiment::Calibr
                     },
                     e.metric.clone(),
                     fmt(Some(e.target)),
-                    reached(e).map_or("no result".into(), |m| fmt(Some(m))),
-                    match reached(e) {
+                    reached.map_or("no result".into(), |m| fmt(Some(m))),
+                    match reached {
                         Some(m) if (m - e.target).abs() <= spec.tolerance => "✓",
                         Some(_) => "✗",
                         None => "-",

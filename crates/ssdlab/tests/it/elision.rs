@@ -3,11 +3,17 @@
 
 use proptest::prelude::*;
 use ssdlab::config::{Config, ConfigBuilder};
-use ssdlab::sim::{RunOptions, Simulation};
+use ssdlab::sim::{RunOptions, SimError, Simulation};
 use ssdlab::workload::synth::{Arrivals, SynthSpec};
 
-/// The summary as JSON without its wall-clock part, and the number of events handled.
-fn run(cfg: &Config, spec: &SynthSpec, seed: u64, full_events: bool) -> (serde_json::Value, u64) {
+/// The `--verify` run's summary as JSON without its wall-clock part, and the number of events
+/// handled.
+pub fn try_run(
+    cfg: &Config,
+    spec: &SynthSpec,
+    seed: u64,
+    full_events: bool,
+) -> Result<(serde_json::Value, u64), SimError> {
     let mut gen = spec.generate().unwrap();
     let opts = RunOptions {
         seed,
@@ -15,8 +21,12 @@ fn run(cfg: &Config, spec: &SynthSpec, seed: u64, full_events: bool) -> (serde_j
         full_events,
         ..Default::default()
     };
-    let s = Simulation::new(cfg, opts, &mut gen).unwrap().run().unwrap();
-    (crate::without_wall_clock(&s), s.sim.events)
+    let s = Simulation::new(cfg, opts, &mut gen)?.run()?;
+    Ok((crate::without_wall_clock(&s), s.sim.events))
+}
+
+fn run(cfg: &Config, spec: &SynthSpec, seed: u64, full_events: bool) -> (serde_json::Value, u64) {
+    try_run(cfg, spec, seed, full_events).unwrap()
 }
 
 /// `requests` of 4–16 KiB over 60 % of a drive of `pages` 4 KiB pages, `iat_us` apart.

@@ -10,7 +10,7 @@
 use proptest::prelude::*;
 use ssdlab::config::ConfigBuilder;
 use ssdlab::schemes::SCHEMES;
-use ssdlab::sim::{RunOptions, SimError, Simulation};
+use ssdlab::sim::SimError;
 use ssdlab::workload::synth::{Arrivals, SynthSpec};
 
 fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
@@ -18,25 +18,6 @@ fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-/// Runs `spec` on `cfg` with `--verify`, elided or with every event.
-fn run(
-    cfg: &ssdlab::config::Config,
-    spec: &SynthSpec,
-    seed: u64,
-    full_events: bool,
-) -> Result<serde_json::Value, SimError> {
-    let mut gen = spec.generate().unwrap();
-    let mut pre = spec.generate().unwrap();
-    let opts = RunOptions {
-        seed,
-        verify: true,
-        full_events,
-        ..Default::default()
-    };
-    let sim = Simulation::build(cfg, opts, &mut gen, Some(&mut pre), &|_, _| {})?;
-    sim.run().map(|s| crate::without_wall_clock(&s))
 }
 
 proptest! {
@@ -128,12 +109,13 @@ proptest! {
             ..SynthSpec::default()
         };
         let what = format!("{spec_name} on {channels}x{chips}x{dies}x{planes}x{blocks}x{ppb}");
-        let elided = match run(&cfg, &spec, seed, false) {
+        let run = |full| crate::elision::try_run(&cfg, &spec, seed, full).map(|r| r.0);
+        let elided = match run(false) {
             // A drive too small for a scheme's open blocks is refused when it is built.
             Err(SimError::Precondition(_) | SimError::PreProcess(_)) => return Ok(()),
             r => r.map_err(|e| TestCaseError::fail(format!("{what}: {e}")))?,
         };
-        let full = run(&cfg, &spec, seed, true)
+        let full = run(true)
             .map_err(|e| TestCaseError::fail(format!("{what} with every event: {e}")))?;
         prop_assert_eq!(&elided["requests"], &serde_json::json!(1200));
         prop_assert_eq!(elided, full, "{}", what);

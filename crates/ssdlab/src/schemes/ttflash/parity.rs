@@ -202,9 +202,7 @@ impl Parity {
 
     /// Trims a dead stripe's parity page and frees its id.
     fn kill(&mut self, cx: &mut Ctx, id: u32) {
-        if let Some(old) = cx.ftl().trim(id) {
-            cx.start_gc(cx.plane_of(old.0).0);
-        }
+        cx.trim(id);
         self.stripes.remove(&id);
         self.free.push(id);
     }

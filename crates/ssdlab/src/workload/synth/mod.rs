@@ -199,6 +199,17 @@ impl SynthSpec {
         }
     }
 
+    /// The arrival processes with the key prefix of each: `read_` and `write_` of a split
+    /// stream, or the whole stream's (no prefix).
+    fn sides(&self) -> Vec<(&'static str, SideSpec)> {
+        if self.split() {
+            let [read, write] = self.split_sides();
+            vec![("read_", read), ("write_", write)]
+        } else {
+            vec![("", self.whole_side())]
+        }
+    }
+
     /// The two processes of a split stream, reads then writes. Co-batched reads move from the
     /// read process to the write process's batches.
     fn split_sides(&self) -> [SideSpec; 2] {

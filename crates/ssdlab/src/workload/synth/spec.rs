@@ -262,13 +262,7 @@ impl SynthSpec {
     /// cycles, which would take that many draws per arrival.
     fn check_cycles(&self) -> Result<(), String> {
         let gap = self.mean_gap_us();
-        let sides = if self.split() {
-            let [read, write] = self.split_sides();
-            vec![("read_", read), ("write_", write)]
-        } else {
-            vec![("", self.whole_side())]
-        };
-        for (prefix, side) in sides {
+        for (prefix, side) in self.sides() {
             let (share, batch) = (side.share, side.batch);
             if let (Process::OnOff { on_ms, off_ms, .. }, true) = (side.process, share > 0.0) {
                 let batch_gap_us = gap / share * batch;
@@ -292,16 +286,10 @@ impl SynthSpec {
     fn check_times(&self) -> Result<(), String> {
         let gap = self.mean_gap_us();
         let n = self.requests as f64;
-        let sides = if self.split() {
-            let [read, write] = self.split_sides();
-            vec![("read_", read), ("write_", write)]
-        } else {
-            vec![("", self.whole_side())]
-        };
         let too_long = |key: String, us: f64| {
             format!("{key}: {us:.3e} us, more than the {MAX_SPAN_US:.0e} us a run can represent")
         };
-        for (prefix, side) in sides {
+        for (prefix, side) in self.sides() {
             if side.batch_us * n > MAX_SPAN_US {
                 return Err(too_long(
                     format!(
