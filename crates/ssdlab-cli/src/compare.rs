@@ -15,6 +15,7 @@ const METRICS: &[(&str, &str)] = &[
     ("write mean (us)", "write.mean_us"),
     ("write p99 (us)", "write.p99_us"),
     ("reads blocked (%)", "reads_blocked_pct"),
+    ("read requests blocked (%)", "read_requests_blocked_pct"),
     ("write amplification", "write_amplification"),
     ("GC jobs", "gc.count"),
     ("erases", "flash.erases"),

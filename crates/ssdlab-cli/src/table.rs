@@ -28,8 +28,8 @@ pub fn render(s: &Summary, cfg: &Config) -> String {
     row(&mut o, "write", &s.write);
     let _ = writeln!(
         o,
-        "\nreads blocked by program/erase: {} pages ({:.2} %)",
-        s.reads_blocked, s.reads_blocked_pct
+        "\nreads blocked by program/erase: {} pages ({:.2} %), {:.2} % of read requests; {:.2} % of read requests redirected",
+        s.reads_blocked, s.reads_blocked_pct, s.read_requests_blocked_pct, s.read_requests_redirected_pct
     );
     let w = &s.read_wait_us;
     let extra = |key: &str, label: &str| {

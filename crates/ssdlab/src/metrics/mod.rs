@@ -211,6 +211,11 @@ pub struct Metrics {
     pub read_pages_from_write_buffer: u64,
     /// Read pages that found their die running, or queued ahead of them, a program or erase.
     pub read_pages_blocked: u64,
+    /// Read requests with at least one page blocked (as `read_pages_blocked`).
+    pub read_requests_blocked: u64,
+    /// Read requests with at least one page served from another copy than its home page or
+    /// rebuilt by a scheme, instead of queueing at home.
+    pub read_requests_redirected: u64,
     /// Read-page time waiting in the die queue behind each class of work, ns (summed).
     pub read_wait_ns: [u64; OpClass::COUNT],
     /// Read-page time in its own sense + transfer, ns (summed).
@@ -290,6 +295,8 @@ impl Default for Metrics {
             write_pages: 0,
             read_pages_from_write_buffer: 0,
             read_pages_blocked: 0,
+            read_requests_blocked: 0,
+            read_requests_redirected: 0,
             read_wait_ns: [0; OpClass::COUNT],
             read_service_ns: 0,
             read_bus_wait_ns: 0,

@@ -188,6 +188,12 @@ pub struct Summary {
     pub reads_blocked: u64,
     /// `reads_blocked` as % of host read pages.
     pub reads_blocked_pct: f64,
+    /// Read requests with at least one page blocked, as % of read requests (the papers'
+    /// "read requests are blocked", hotr.txt §II).
+    pub read_requests_blocked_pct: f64,
+    /// Read requests with at least one page served from another copy (a staged copy, a
+    /// mirror) or rebuilt by a scheme instead of waiting at home, as % of read requests.
+    pub read_requests_redirected_pct: f64,
     /// Mean time per flash-served read page, µs, by where it went: own service (sense +
     /// transfer), bus wait, and waiting in the die queue behind reads, user programs, GC, erases;
     /// with a host link (`host.link`), `host_link`: read requests' time on the link (command,

@@ -18,6 +18,12 @@ pub fn metric_label(path: &str) -> String {
     let fixed = match path {
         "write_amplification" => Some("write amplification"),
         "reads_blocked_pct" => Some("read pages blocked by a program or erase (%)"),
+        "read_requests_blocked_pct" => {
+            Some("read requests with a page blocked by a program or erase (%)")
+        }
+        "read_requests_redirected_pct" => {
+            Some("read requests with a page served from a copy or rebuilt (%)")
+        }
         "cost.cost_latency_us" => Some("mean response time × space factor (µs)"),
         "gc.time_ms" => Some("total GC time (ms)"),
         "staging.redirected_pct" => Some("reads redirected to a copy (% of read pages)"),

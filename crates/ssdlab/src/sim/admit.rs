@@ -226,6 +226,8 @@ impl Simulation<'_> {
             pages_left: (end - first) as u32,
             read: r.op == IoOp::Read,
             bytes: r.size_bytes,
+            blocked: false,
+            redirected: false,
         };
         let req = match self.free_reqs.pop() {
             Some(i) => {

@@ -172,9 +172,14 @@ impl Simulation<'_> {
         }
         if running || queued {
             self.metrics.read_pages_blocked += 1;
+            self.reqs[req as usize].blocked = true;
         }
         if route && !self.route_read(&mut op, home_die, running || queued)? {
+            self.reqs[req as usize].redirected = true;
             return Ok(None);
+        }
+        if op.ppn != ppn {
+            self.reqs[req as usize].redirected = true;
         }
         let die = op.die as usize;
         let id = self.new_op(op);
@@ -335,6 +340,10 @@ impl Simulation<'_> {
     pub(super) fn finish_request(&mut self, req: u32) {
         let r = &self.reqs[req as usize];
         let (arrival, read, bytes) = (r.arrival, r.read, r.bytes);
+        if read {
+            self.metrics.read_requests_blocked += u64::from(r.blocked);
+            self.metrics.read_requests_redirected += u64::from(r.redirected);
+        }
         self.detail_done(req, arrival.ns(), read, bytes);
         self.free_reqs.push(req);
         self.metrics

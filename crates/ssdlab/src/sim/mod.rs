@@ -226,6 +226,10 @@ struct ReqState {
     read: bool,
     /// Request size, bytes (a read's data crosses the host link).
     bytes: u64,
+    /// A read page of it was blocked by a program or erase.
+    blocked: bool,
+    /// A read page of it was served from another copy or rebuilt instead of waiting at home.
+    redirected: bool,
 }
 
 /// A die's foreground-GC state.

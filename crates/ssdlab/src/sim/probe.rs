@@ -13,6 +13,8 @@ impl Simulation<'_> {
             pages_left: 100,
             read: false,
             bytes: 0,
+            blocked: false,
+            redirected: false,
         });
         (self.reqs.len() - 1) as u32
     }

@@ -62,6 +62,7 @@ impl Simulation<'_> {
             );
         }
         let all_mean = all.mean_us;
+        let read_requests = read.count;
         let erases: Vec<u32> = self.ftl.blocks.iter().map(|b| b.erase_count).collect();
         let mut host_pages: std::collections::BTreeMap<_, _> = [
             ("read", m.read_pages),
@@ -92,6 +93,8 @@ impl Simulation<'_> {
             host_pages,
             reads_blocked: m.read_pages_blocked,
             reads_blocked_pct: pct(m.read_pages_blocked, m.read_pages),
+            read_requests_blocked_pct: pct(m.read_requests_blocked, read_requests),
+            read_requests_redirected_pct: pct(m.read_requests_redirected, read_requests),
             read_wait_us,
             write_amplification: (wa * 1e6).round() / 1e6,
             flash,

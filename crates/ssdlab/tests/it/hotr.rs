@@ -65,10 +65,41 @@ fn miss_then_copy_then_redirect_then_invalidate() {
         s.read.mean_us
     );
     assert_eq!(s.reads_blocked, 3);
+    // Per request (one page each here): 3 of 4 blocked, 1 of 4 redirected.
+    assert_eq!(
+        (s.read_requests_blocked_pct, s.read_requests_redirected_pct),
+        (75.0, 25.0)
+    );
     assert!(
         s.cost.space_factor > 1.49 && s.cost.space_factor < 1.51,
         "one staging chip beside two data chips"
     );
+}
+
+#[test]
+fn per_request_counts_a_request_once_whatever_its_pages() {
+    // Pages 0 and 2 on die 0, 1 on die 1. One two-page read (pages 0-1) finds die 0
+    // programming: 1 of its 2 pages blocked, the request counts as blocked once.
+    let two_pages = |t_us: u64, page: u64, op: IoOp| {
+        at(t_us, page, op).map(|mut r| {
+            r.size_bytes = 8192;
+            r
+        })
+    };
+    let s = scripted(
+        vec![
+            at(0, 0, IoOp::Write),
+            at(0, 1, IoOp::Write),
+            at(3_000, 2, IoOp::Write), // die 0 programs 3000 .. 4360.24
+            two_pages(3_100, 0, IoOp::Read), // page 0 blocked, page 1 not
+            two_pages(6_000, 0, IoOp::Read), // nothing running: not blocked
+        ],
+        &[],
+    );
+    assert_eq!(s.reads_blocked, 1);
+    assert_eq!(s.reads_blocked_pct, 25.0);
+    assert_eq!(s.read_requests_blocked_pct, 50.0);
+    assert_eq!(s.read_requests_redirected_pct, 0.0);
 }
 
 #[test]
