@@ -222,7 +222,8 @@ fn write_report(dir: &Path) -> Result<()> {
         dir.display()
     );
     let calibration = experiment::calibrate::load(&spec, dir);
-    let r = report::build(&spec, &results.points, &calibration, &command);
+    let r = report::build(&spec, &results.points, &calibration, &command)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", dir.join("experiment.toml").display()))?;
     let figdir = dir.join("figures");
     std::fs::create_dir_all(&figdir).with_context(|| format!("creating {}", figdir.display()))?;
     for f in &r.figures {

@@ -29,6 +29,7 @@ fn idle_at(
         scheme: None,
         sets,
         seed,
+        replica: 0,
         verify: false,
         source: source.clone(),
     };

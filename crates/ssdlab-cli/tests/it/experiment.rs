@@ -611,7 +611,8 @@ fn committed_reports_and_doc_images_are_current() {
         let results = ssdlab::experiment::load_results(&spec, dir);
         let command = format!("ssdlab experiment run {rel} && ssdlab experiment report {rel}");
         let calibration = ssdlab::experiment::calibrate::load(&spec, dir);
-        let r = ssdlab::report::build(&spec, &results.points, &calibration, &command);
+        let r = ssdlab::report::build(&spec, &results.points, &calibration, &command)
+            .unwrap_or_else(|e| panic!("{rel}: {e}"));
         let mut expected = vec![
             (dir.join("REPORT.md"), r.markdown.clone()),
             (dir.join("report.html"), r.html.clone()),

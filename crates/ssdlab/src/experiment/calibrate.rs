@@ -146,7 +146,9 @@ fn targets(
     let points: Vec<Point> = spec
         .points_with(dir, &Calibration::default())
         .into_iter()
-        .filter(|p| p.variant == c.variant)
+        // The first run's seed: a workload parameter is found once per workload and grid point
+        // and every replica runs with it.
+        .filter(|p| p.variant == c.variant && p.replica == 0)
         .collect();
     let section = serde_json::to_string(c).expect("calibrate specs serialise");
     super::runner::hashes(&points)

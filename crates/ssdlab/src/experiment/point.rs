@@ -57,6 +57,29 @@ impl WorkloadRef {
         }
     }
 
+    /// The source of run `replica` of a point: a synthetic workload draws its stream from
+    /// its own seed plus `replica` (its `seed` key, 1 when absent); a trace is the same file.
+    pub fn replica(self, replica: u32) -> Self {
+        match self {
+            WorkloadRef::Synth { spec } if replica > 0 => {
+                // A spec that does not parse is left as is: running it reports the error.
+                let Ok(parsed) = spec.parse::<SynthSpec>() else {
+                    return WorkloadRef::Synth { spec };
+                };
+                let mut parts: Vec<&str> = spec
+                    .split(',')
+                    .filter(|p| !p.trim().is_empty() && !p.trim().starts_with("seed="))
+                    .collect();
+                let seed = format!("seed={}", parsed.seed.wrapping_add(u64::from(replica)));
+                parts.push(&seed);
+                WorkloadRef::Synth {
+                    spec: parts.join(","),
+                }
+            }
+            other => other,
+        }
+    }
+
     /// A fingerprint of the requests: the trace's content hash with its reading options, or
     /// the synthetic spec.
     ///
@@ -96,6 +119,10 @@ impl WorkloadRef {
     }
 }
 
+fn is_first(r: &u32) -> bool {
+    *r == 0
+}
+
 pub(super) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -127,6 +154,9 @@ pub struct Point {
     pub sets: Vec<String>,
     /// Seed.
     pub seed: u64,
+    /// Which run of the point this is (0 … `seeds` − 1; its seed is the experiment's + this).
+    #[serde(default, skip_serializing_if = "is_first")]
+    pub replica: u32,
     /// Verify the run.
     pub verify: bool,
     /// Requests.

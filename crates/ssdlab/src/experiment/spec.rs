@@ -22,6 +22,11 @@ pub struct ExperimentSpec {
     /// Master seed of every point.
     #[serde(default = "one")]
     pub seed: u64,
+    /// Runs of each point, with seeds `seed`, `seed + 1`, … (each replica's synthetic
+    /// workloads draw their streams from their own seed too); reports give means and 95 %
+    /// confidence intervals over them.
+    #[serde(default = "one_run", skip_serializing_if = "is_one")]
+    pub seeds: u32,
     /// Preset every point starts from.
     pub preset: String,
     /// Scheme(s) of every point unless a variant names its own.
@@ -58,6 +63,17 @@ pub struct ExperimentSpec {
 fn one() -> u64 {
     1
 }
+
+fn one_run() -> u32 {
+    1
+}
+
+fn is_one(v: &u32) -> bool {
+    *v == 1
+}
+
+/// Most runs per point (`seeds`).
+pub const MAX_SEEDS: u32 = 100;
 
 /// `[low, high]`, exactly two numbers (serde's fixed arrays would drop a third).
 fn two_bounds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
@@ -217,6 +233,10 @@ pub struct FigureSpec {
     /// Variant to normalise by, instead of the experiment's `baseline`.
     #[serde(default)]
     pub baseline: Option<String>,
+    /// Variants whose value here is an input the workloads were built to match (e.g. a
+    /// stand-in's dedup ratio): the claims table marks them `input`, never a verdict.
+    #[serde(default)]
+    pub inputs: Vec<String>,
     /// Variants shown (all if empty).
     #[serde(default)]
     pub variants: Vec<String>,
@@ -248,6 +268,18 @@ impl ExperimentSpec {
     fn check(&self) -> Result<(), String> {
         if self.workloads.is_empty() || self.variants.is_empty() {
             return Err("an experiment needs at least one [[workload]] and one [[variant]]".into());
+        }
+        if !(1..=MAX_SEEDS).contains(&self.seeds) {
+            return Err(format!(
+                "seeds = {}: must be in [1, {MAX_SEEDS}] (runs of each point)",
+                self.seeds
+            ));
+        }
+        if self.seed.checked_add(u64::from(self.seeds) - 1).is_none() {
+            return Err(format!(
+                "seed = {} with seeds = {}: the last replica's seed passes 2^64 - 1",
+                self.seed, self.seeds
+            ));
         }
         let unique = |names: Vec<&str>, what: &str| {
             let mut seen = std::collections::BTreeSet::new();
@@ -361,7 +393,7 @@ impl ExperimentSpec {
                     f.id
                 ));
             }
-            for v in f.variants.iter().chain(&f.baseline) {
+            for v in f.variants.iter().chain(&f.baseline).chain(&f.inputs) {
                 if !self.variants.iter().any(|x| &x.name == v) {
                     return Err(format!(
                         "figure `{}`: `{v}` is not one of the variants",
@@ -513,18 +545,27 @@ impl ExperimentSpec {
                     let preset = combo
                         .get("preset")
                         .map_or(self.preset.clone(), |p| p.trim_matches('"').to_string());
-                    points.push(Point {
-                        id: point_id(&w.name, combo, &v.name),
-                        workload: w.name.clone(),
-                        variant: v.name.clone(),
-                        grid: combo.clone(),
-                        preset,
-                        scheme: v.scheme.clone().or_else(|| self.scheme.clone()),
-                        sets,
-                        seed: self.seed,
-                        verify: self.verify,
-                        source: WorkloadRef::of(w, dir),
-                    });
+                    for replica in 0..self.seeds {
+                        let id = point_id(&w.name, combo, &v.name);
+                        let seed = self.seed + u64::from(replica);
+                        points.push(Point {
+                            id: if replica == 0 {
+                                id
+                            } else {
+                                format!("{id}__seed-{seed}")
+                            },
+                            workload: w.name.clone(),
+                            variant: v.name.clone(),
+                            grid: combo.clone(),
+                            preset: preset.clone(),
+                            scheme: v.scheme.clone().or_else(|| self.scheme.clone()),
+                            sets: sets.clone(),
+                            seed,
+                            replica,
+                            verify: self.verify,
+                            source: WorkloadRef::of(w, dir).replica(replica),
+                        });
+                    }
                 }
             }
         }
@@ -606,6 +647,46 @@ set = ["sched.policy=rps"]
 "flash.cell" = ["slc", "mlc", "tlc"]
 "ftl.gc_threshold" = [0.05, 0.1]
 "#;
+
+    #[test]
+    fn seeds_run_each_point_with_its_own_seed_and_stream() {
+        let mut spec: ExperimentSpec = toml::from_str(SPEC).unwrap();
+        spec.seed = 7;
+        spec.seeds = 3;
+        spec.check().unwrap();
+        let points = spec.points(Path::new("/exp"));
+        assert_eq!(points.len(), 2 * 3 * 2 * 2 * 3);
+        let ids: std::collections::BTreeSet<_> = points.iter().map(|p| p.id.clone()).collect();
+        assert_eq!(ids.len(), points.len(), "point ids are unique");
+        let runs: Vec<&Point> = points
+            .iter()
+            .filter(|p| p.workload == "a" && p.variant == "RPS" && p.grid == points[0].grid)
+            .collect();
+        assert_eq!(
+            runs.iter().map(|p| (p.replica, p.seed)).collect::<Vec<_>>(),
+            [(0, 7), (1, 8), (2, 9)]
+        );
+        // The first run keeps its id and stream; the others draw their own.
+        assert!(!runs[0].id.contains("seed-"));
+        assert!(runs[2].id.ends_with("__seed-9"));
+        let specs: Vec<String> = runs
+            .iter()
+            .map(|p| match &p.source {
+                WorkloadRef::Synth { spec } => spec.clone(),
+                t => panic!("{t:?}"),
+            })
+            .collect();
+        assert_eq!(specs, ["requests=10", "requests=10,seed=2", "requests=10,seed=3"]);
+        let traced: Vec<&Point> = points.iter().filter(|p| p.workload == "b").collect();
+        assert!(traced.iter().all(|p| p.source == traced[0].source));
+        for bad in [0, MAX_SEEDS + 1] {
+            spec.seeds = bad;
+            assert!(spec.check().unwrap_err().contains("seeds ="));
+        }
+        spec.seeds = 2;
+        spec.seed = u64::MAX;
+        assert!(spec.check().unwrap_err().contains("2^64"));
+    }
 
     #[test]
     fn grid_expands_to_the_cartesian_product() {

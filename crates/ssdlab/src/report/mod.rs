@@ -6,11 +6,15 @@
 //! figure kind's values (groups, normalisation, the paper's values, means), and those rules
 //! must agree figure for figure; drawing (`figures`) and page layout (`page`) live apart.
 
+mod causes;
+mod claims;
 mod figures;
 mod labels;
 mod page;
 
 pub use figures::{bars, lines, text_problems, Bars, Lines};
+pub use causes::bare_numbers;
+pub use claims::{verdict, Estimate, Verdict, NO_EFFECT_BAND};
 pub use labels::metric_label;
 
 use crate::experiment::calibrate::Calibration;
@@ -57,10 +61,12 @@ pub struct Report {
 
 pub use crate::metrics::metric;
 
-/// Results indexed for figures: group label (workload + grid) → variant → summary.
+/// Results indexed for figures: (workload, grid label, variant) → the runs' summaries by
+/// replica (seed).
 struct Data<'a> {
     spec: &'a ExperimentSpec,
     results: &'a [(Point, Option<PointResult>)],
+    index: BTreeMap<(String, String, String), Vec<Option<&'a Value>>>,
 }
 
 fn group_label(p: &Point) -> String {
@@ -71,17 +77,46 @@ fn group_label(p: &Point) -> String {
     }
 }
 
-impl Data<'_> {
+impl<'a> Data<'a> {
+    fn new(spec: &'a ExperimentSpec, results: &'a [(Point, Option<PointResult>)]) -> Self {
+        let mut index: BTreeMap<(String, String, String), Vec<Option<&Value>>> = BTreeMap::new();
+        for (p, r) in results {
+            let runs = index
+                .entry((p.workload.clone(), grid_label(&p.grid), p.variant.clone()))
+                .or_default();
+            let k = p.replica as usize;
+            if runs.len() <= k {
+                runs.resize(k + 1, None);
+            }
+            runs[k] = r.as_ref().map(|r| &r.summary);
+        }
+        Data {
+            spec,
+            results,
+            index,
+        }
+    }
+
+    /// The summaries of a point's runs, by replica (`None`: no current result).
+    fn runs(
+        &self,
+        workload: &str,
+        grid: &BTreeMap<String, String>,
+        variant: &str,
+    ) -> &[Option<&'a Value>] {
+        self.index
+            .get(&(workload.to_string(), grid_label(grid), variant.to_string()))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The first run's summary (latency curves show one run).
     fn summary(
         &self,
         workload: &str,
         grid: &BTreeMap<String, String>,
         variant: &str,
-    ) -> Option<&Value> {
-        self.results
-            .iter()
-            .find(|(p, _)| p.workload == workload && &p.grid == grid && p.variant == variant)
-            .and_then(|(_, r)| r.as_ref().map(|r| &r.summary))
+    ) -> Option<&'a Value> {
+        self.runs(workload, grid, variant).first().copied().flatten()
     }
 
     /// Distinct (workload, grid) groups in point order, optionally one workload only.
@@ -98,6 +133,38 @@ impl Data<'_> {
         out
     }
 
+    /// Figure `f`'s value for each run of a point (normalised run by run against the
+    /// baseline's run of the same seed).
+    fn values(
+        &self,
+        f: &FigureSpec,
+        workload: &str,
+        grid: &BTreeMap<String, String>,
+        variant: &str,
+    ) -> Vec<Option<f64>> {
+        let baseline = f.baseline.as_deref().or(self.spec.baseline.as_deref());
+        let base = baseline.map_or(&[][..], |b| self.runs(workload, grid, b));
+        self.runs(workload, grid, variant)
+            .iter()
+            .enumerate()
+            .map(|(k, s)| {
+                let v = metric((*s)?, &f.metric)?;
+                if !f.normalize && !f.reduction {
+                    return Some(v);
+                }
+                let b = metric(base.get(k).copied().flatten()?, &f.metric)?;
+                if b == 0.0 {
+                    None
+                } else if f.reduction {
+                    Some((b - v) / b * 100.0)
+                } else {
+                    Some(v / b)
+                }
+            })
+            .collect()
+    }
+
+    /// Figure `f`'s value at a point: the mean over its runs.
     fn value(
         &self,
         f: &FigureSpec,
@@ -105,19 +172,12 @@ impl Data<'_> {
         grid: &BTreeMap<String, String>,
         variant: &str,
     ) -> Option<f64> {
-        let v = metric(self.summary(workload, grid, variant)?, &f.metric)?;
-        if !f.normalize && !f.reduction {
-            return Some(v);
-        }
-        let baseline = f.baseline.as_deref().or(self.spec.baseline.as_deref())?;
-        let base = metric(self.summary(workload, grid, baseline)?, &f.metric)?;
-        if base == 0.0 {
-            None
-        } else if f.reduction {
-            Some((base - v) / base * 100.0)
-        } else {
-            Some(v / base)
-        }
+        let have: Vec<f64> = self
+            .values(f, workload, grid, variant)
+            .into_iter()
+            .flatten()
+            .collect();
+        Estimate::of(&have).map(|e| e.mean)
     }
 
     /// A compact label for figure axes: the workload and each grid value without the prefix
@@ -201,24 +261,12 @@ fn y_label(spec: &ExperimentSpec, f: &FigureSpec) -> String {
     }
 }
 
-/// The mean over the workloads of one grid point, per variant (`None` unless every workload
-/// has a value).
-fn means(rows: &[&Vec<Option<f64>>], variants: usize) -> Vec<Option<f64>> {
-    (0..variants)
-        .map(|s| {
-            let vals: Vec<f64> = rows.iter().filter_map(|r| r[s]).collect();
-            (!vals.is_empty() && vals.len() == rows.len())
-                .then(|| vals.iter().sum::<f64>() / vals.len() as f64)
-        })
-        .collect()
-}
-
 /// A bars figure's values: its groups (workload, grid point, label), its variants, and per
-/// group one value per variant.
+/// group and variant the value of each run (seed).
 type BarValues = (
     Vec<(String, BTreeMap<String, String>, String)>,
     Vec<String>,
-    Vec<Vec<Option<f64>>>,
+    Vec<Vec<Vec<Option<f64>>>>,
 );
 
 fn bar_values(d: &Data, f: &FigureSpec) -> BarValues {
@@ -226,17 +274,22 @@ fn bar_values(d: &Data, f: &FigureSpec) -> BarValues {
     let variants = d.variants(f);
     let values = groups
         .iter()
-        .map(|(w, g, _)| variants.iter().map(|v| d.value(f, w, g, v)).collect())
+        .map(|(w, g, _)| variants.iter().map(|v| d.values(f, w, g, v)).collect())
         .collect();
     (groups, variants, values)
+}
+
+/// The estimate over a point's runs.
+fn estimate(runs: &[Option<f64>]) -> Option<Estimate> {
+    Estimate::of(&runs.iter().flatten().copied().collect::<Vec<_>>())
 }
 
 /// The value rows of the groups at grid point `grid`.
 fn rows_at<'a>(
     groups: &[(String, BTreeMap<String, String>, String)],
-    values: &'a [Vec<Option<f64>>],
+    values: &'a [Vec<Vec<Option<f64>>>],
     grid: &BTreeMap<String, String>,
-) -> Vec<&'a Vec<Option<f64>>> {
+) -> Vec<&'a Vec<Vec<Option<f64>>>> {
     groups
         .iter()
         .zip(values)
@@ -254,111 +307,12 @@ fn mean_key(grid: &BTreeMap<String, String>) -> String {
     }
 }
 
-/// The verdict on our mean against the paper's, by the ratio of the two effects measured from
-/// `reference` (1 for a normalised figure, else 0): ✓ within 10 % of the paper's effect, ~
-/// between half and twice it, ✗ otherwise (the other direction included). A paper value of no
-/// effect is met within 5 % of the reference.
-pub fn verdict(ours: f64, paper: f64, reference: f64) -> (&'static str, f64) {
-    let effect = paper - reference;
-    if effect == 0.0 {
-        // "No effect" (e.g. HIRE's "no negative write performance effect"): ✓ within 5 % of
-        // the reference.
-        let close = (ours - reference).abs() <= 0.05 * reference.abs().max(1.0);
-        return (if close { "✓" } else { "✗" }, f64::NAN);
-    }
-    let r = (ours - reference) / effect;
-    let v = if (r - 1.0).abs() <= 0.1 {
-        "✓"
-    } else if (0.5..=2.0).contains(&r) {
-        "~"
-    } else {
-        "✗"
-    };
-    (v, r)
-}
-
-/// One row per paper mean of a bars figure: the paper's value, ours, the ratio of the
-/// effects, the verdict and the stated cause.
-fn claims_table(d: &Data) -> Option<Table> {
-    let mut rows = Vec::new();
-    for f in d.spec.figures.iter().filter(|f| f.kind == FigureKind::Bars) {
-        if f.paper_mean.is_empty() {
-            continue;
-        }
-        let (groups, variants, values) = bar_values(d, f);
-        let reference = if f.normalize { 1.0 } else { 0.0 };
-        for grid in d.grids() {
-            let key = mean_key(&grid);
-            let Some(paper) = f.paper_mean.get(&key) else {
-                continue;
-            };
-            let rows_here = rows_at(&groups, &values, &grid);
-            for (s, v) in variants.iter().enumerate() {
-                let Some(&p) = paper.get(v) else { continue };
-                // The mean over the workloads where the metric is defined (a read-only trace
-                // has no erase to weigh), saying how many when some are not.
-                let have: Vec<f64> = rows_here.iter().filter_map(|r| r[s]).collect();
-                let ours = (!have.is_empty()).then(|| have.iter().sum::<f64>() / have.len() as f64);
-                let shown = if ours.is_some() && have.len() < rows_here.len() {
-                    format!(
-                        "{} ({} of {} workloads)",
-                        fmt(ours),
-                        have.len(),
-                        rows_here.len()
-                    )
-                } else {
-                    fmt(ours)
-                };
-                let (verdict, ratio) = match ours {
-                    Some(o) => {
-                        let (v, r) = verdict(o, p, reference);
-                        (
-                            v.to_string(),
-                            if r.is_finite() {
-                                format!("{r:.2}")
-                            } else {
-                                "–".into()
-                            },
-                        )
-                    }
-                    None => ("–".to_string(), "–".to_string()),
-                };
-                rows.push(vec![
-                    f.title.clone(),
-                    v.clone(),
-                    if grid.is_empty() {
-                        "–".into()
-                    } else {
-                        key.clone()
-                    },
-                    fmt(Some(p)),
-                    shown,
-                    ratio,
-                    verdict,
-                    f.cause.get(v).cloned().unwrap_or_else(|| "–".to_string()),
-                ]);
-            }
-        }
-    }
-    (!rows.is_empty()).then(|| Table {
-        header: [
-            "figure",
-            "variant",
-            "grid",
-            "paper (mean)",
-            "ours (mean)",
-            "ours ÷ paper, as effects",
-            "verdict",
-            "cause",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows,
-    })
-}
-
 fn bars_figure(d: &Data, f: &FigureSpec) -> Figure {
-    let (groups, variants, mut values) = bar_values(d, f);
+    let (groups, variants, runs) = bar_values(d, f);
+    let mut estimates: Vec<Vec<Option<Estimate>>> = runs
+        .iter()
+        .map(|row| row.iter().map(|r| estimate(r)).collect())
+        .collect();
     // The paper's value for a workload at one grid point (`"fin1 preset=…"`), else for the
     // workload at every grid point.
     let mut paper: Vec<Vec<Option<f64>>> = groups
@@ -375,11 +329,21 @@ fn bars_figure(d: &Data, f: &FigureSpec) -> Figure {
     let mut labels: Vec<String> = groups.iter().map(|g| g.2.clone()).collect();
     let mut axis: Vec<String> = groups.iter().map(|(w, g, _)| d.short_label(w, g)).collect();
     if !f.paper_mean.is_empty() {
-        // One "mean" group per grid point: the mean over workloads, beside the paper's mean.
+        // One "mean" group per grid point: the mean over workloads (each run's mean, then
+        // over runs), beside the paper's mean; none unless every workload has a value.
         for grid in d.grids() {
             let key = mean_key(&grid);
-            let mean = means(&rows_at(&groups, &values, &grid), variants.len());
-            values.push(mean);
+            let here = rows_at(&groups, &runs, &grid);
+            estimates.push(
+                (0..variants.len())
+                    .map(|s| {
+                        let (per_run, per_workload) = claims::claim_runs(&here, s);
+                        (per_workload.len() == here.len())
+                            .then(|| Estimate::of(&per_run))
+                            .flatten()
+                    })
+                    .collect(),
+            );
             paper.push(
                 variants
                     .iter()
@@ -394,6 +358,14 @@ fn bars_figure(d: &Data, f: &FigureSpec) -> Figure {
             axis.push(d.short_label("mean", &grid));
         }
     }
+    let values: Vec<Vec<Option<f64>>> = estimates
+        .iter()
+        .map(|row| row.iter().map(|e| e.map(|e| e.mean)).collect())
+        .collect();
+    let errors: Vec<Vec<Option<(f64, f64)>>> = estimates
+        .iter()
+        .map(|row| row.iter().map(|e| e.and_then(|e| e.interval())).collect())
+        .collect();
     let svg = bars(&Bars {
         title: &f.title,
         y_label: &y_label(d.spec, f),
@@ -401,6 +373,7 @@ fn bars_figure(d: &Data, f: &FigureSpec) -> Figure {
         series: &variants,
         values: &values,
         paper: &paper,
+        errors: &errors,
         baseline: f.normalize.then_some(1.0),
     });
     let mut header = vec!["workload".to_string()];
@@ -419,7 +392,7 @@ fn bars_figure(d: &Data, f: &FigureSpec) -> Figure {
         .map(|(g, label)| {
             let mut row = vec![label.clone()];
             for (s, v) in variants.iter().enumerate() {
-                row.push(fmt(values[g][s]));
+                row.push(estimates[g][s].map_or("–".into(), |e| e.shown()));
                 if header.contains(&format!("{v} (paper)")) {
                     row.push(fmt(paper[g][s]));
                 }
@@ -849,13 +822,17 @@ fn numeric_paths(v: &Value, key: String, out: &mut Vec<String>) {
 
 /// Builds the report of an experiment from its results. `command` is the command that
 /// regenerates the results (shown in the report).
+///
+/// # Errors
+/// A cause whose numbers cannot be computed from the results (a template naming a metric,
+/// variant, workload or grid point the results do not have).
 pub fn build(
     spec: &ExperimentSpec,
     results: &[(Point, Option<PointResult>)],
     calibration: &Calibration,
     command: &str,
-) -> Report {
-    let d = Data { spec, results };
+) -> Result<Report, String> {
+    let d = Data::new(spec, results);
     let mut figs = Vec::new();
     for f in &spec.figures {
         match f.kind {
@@ -876,9 +853,9 @@ pub fn build(
             calibration_table(&d, calibration, c),
         ));
     }
-    if let Some(claims) = claims_table(&d) {
+    if let Some(claims) = claims::claims_table(&d)? {
         tables.push((
-            "Claims: the paper's means beside ours (✓ within 10 % of the paper's effect, ~ half to twice it, ✗ otherwise)",
+            "Claims: the paper's means beside ours (✓ within 10 % of the paper's effect, ~ half to twice it, ✗ otherwise; uncertain when the verdict changes inside our 95 % interval over seeds; calibrated / input: equal by construction, not a reproduction)",
             claims,
         ));
     }
@@ -887,32 +864,10 @@ pub fn build(
     let notes: Vec<String> = folding_note(&d).into_iter().collect();
     let markdown = page::markdown(spec, &figs, &tables, &missing, &notes, command);
     let html = page::html(spec, &figs, &tables, &missing, &notes, command);
-    Report {
+    Ok(Report {
         markdown,
         html,
         figures: figs,
         missing,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::verdict;
-
-    #[test]
-    fn verdicts_compare_effects_from_the_reference() {
-        // Blocked 33.3 % against the paper's 33.0 %: within 10 % of the effect.
-        assert_eq!(verdict(33.3, 33.0, 0.0).0, "✓");
-        // Normalised 0.974 against 0.782: an eighth of the paper's gain.
-        let (v, r) = verdict(0.974, 0.782, 1.0);
-        assert_eq!(v, "✗");
-        assert!((r - 0.026 / 0.218).abs() < 1e-9);
-        // 36.9 against 46.8: about four fifths.
-        assert_eq!(verdict(36.9, 46.8, 0.0).0, "~");
-        // The other direction.
-        assert_eq!(verdict(1.1, 0.9, 1.0).0, "✗");
-        // No effect in the paper: within 5 % of the reference.
-        assert_eq!(verdict(1.04, 1.0, 1.0).0, "✓");
-        assert_eq!(verdict(0.924, 1.0, 1.0).0, "✗");
-    }
+    })
 }

@@ -25,6 +25,9 @@ pub struct Bars<'a> {
     pub paper: &'a [Vec<Option<f64>>],
     /// Reference line (1.0 for normalised figures).
     pub baseline: Option<f64>,
+    /// 95 % confidence intervals `(low, high)` over seeds, drawn as whiskers on the bars
+    /// (`errors[group][series]`; empty: none).
+    pub errors: &'a [Vec<Option<(f64, f64)>>],
 }
 
 /// Width of the plotting area of a panel, px.
@@ -71,6 +74,13 @@ impl Bars<'_> {
             .chain(self.paper)
             .flatten()
             .filter_map(|v| *v)
+            .chain(
+                self.errors
+                    .iter()
+                    .flatten()
+                    .flatten()
+                    .flat_map(|&(lo, hi)| [lo, hi]),
+            )
             .filter(|v| v.is_finite())
             .chain(self.baseline)
             .collect();
@@ -204,6 +214,27 @@ fn draw_panel(
             root.draw(&Text::new(text, (px, py + 3), cut_style.clone()))?;
         }
     }
+    // Confidence intervals over seeds: a whisker with caps on each bar that has one.
+    let whiskers = groups.clone().enumerate().flat_map(|(slot, g)| {
+        b.errors
+            .get(g)
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .filter_map(move |(s, e)| {
+                let (lo, hi) = (*e)?;
+                let x = x_of(slot, s) + width * 0.45;
+                let cap = width * 0.2;
+                let (lo, hi) = (lo.max(y.start), hi.min(y.end));
+                Some([
+                    PathElement::new(vec![(x, lo), (x, hi)], BLACK.stroke_width(1)),
+                    PathElement::new(vec![(x - cap, lo), (x + cap, lo)], BLACK.stroke_width(1)),
+                    PathElement::new(vec![(x - cap, hi), (x + cap, hi)], BLACK.stroke_width(1)),
+                ])
+            })
+            .flatten()
+    });
+    chart.draw_series(whiskers)?;
     let marks = groups.clone().enumerate().flat_map(|(slot, g)| {
         b.paper[g].iter().enumerate().filter_map(move |(s, v)| {
             v.map(|v| TriangleMarker::new((x_of(slot, s) + width * 0.45, v), 6, BLACK.filled()))
@@ -237,6 +268,7 @@ mod tests {
             series,
             values,
             paper,
+            errors: &[],
             baseline,
         }
     }
