@@ -39,11 +39,13 @@ fn idle_report(a: &StatsArgs) -> Result<Option<serde_json::Value>> {
     let idle = ssdlab::calibrate::idle_pct(preset, &a.set, &source, a.seed)?;
     let mut v = serde_json::json!({ "preset": preset, "sets": a.set, "idle_pct": idle });
     if let Some(target) = a.target_idle {
-        let ((scale, got), probes) =
+        let (best, probes) =
             ssdlab::calibrate::scale_for_idle(preset, &a.set, &source, a.seed, target)?;
-        v["time_scale_for_target"] =
-            serde_json::json!({ "time_scale": scale, "idle_pct": got, "target_pct": target });
-        v["probes"] = serde_json::json!(probes);
+        v["time_scale_for_target"] = serde_json::json!({
+            "time_scale": best.value, "idle_pct": best.metric, "target_pct": target
+        });
+        let pairs: Vec<(f64, f64)> = probes.iter().map(|p| (p.value, p.metric)).collect();
+        v["probes"] = serde_json::json!(pairs);
     }
     Ok(Some(v))
 }

@@ -329,6 +329,31 @@ fn committed_experiments() -> (PathBuf, Vec<PathBuf>) {
     (repo, dirs)
 }
 
+/// Every number a committed cause cites is computed from the results when the report is drawn
+/// (a `{…}` template): none is typed, so none can drift from the runs behind it. The reports'
+/// own test (`committed_reports_and_doc_images_are_current`) evaluates every template.
+#[test]
+fn causes_cite_only_computed_numbers() {
+    let (repo, dirs) = committed_experiments();
+    let mut typed = vec![];
+    for dir in &dirs {
+        let spec = ssdlab::experiment::ExperimentSpec::load(dir).unwrap();
+        for f in &spec.figures {
+            for (v, cause) in &f.cause {
+                let bare = ssdlab::report::bare_numbers(cause);
+                if !bare.is_empty() {
+                    typed.push(format!(
+                        "{} figure {} cause of {v}: {bare:?}",
+                        dir.strip_prefix(&repo).unwrap().display(),
+                        f.id
+                    ));
+                }
+            }
+        }
+    }
+    assert!(typed.is_empty(), "typed numbers in causes:\n{}", typed.join("\n"));
+}
+
 /// Committed results must match HEAD: a change that alters any point's config (or workload)
 /// hash must re-run the affected experiments in the same commit
 /// (`ssdlab experiment run experiments/<name>` re-runs exactly the stale points).

@@ -250,6 +250,22 @@ pub fn calibrate(
     Ok((out, searched))
 }
 
+/// The search for one run outside an experiment (`ssdlab trace stats --target-idle`): the
+/// probe taken and every probe made.
+///
+/// # Errors
+/// Config, workload or simulation errors, or a metric the run does not have.
+pub fn search_one(c: &CalibrateSpec, p: &Point) -> Result<(Probe, Vec<Probe>), ExperimentError> {
+    let e = search(c, p, String::new())?;
+    Ok((
+        Probe {
+            value: e.value,
+            metric: e.reached,
+        },
+        e.probes,
+    ))
+}
+
 /// The search for one baseline point.
 fn search(c: &CalibrateSpec, p: &Point, inputs: String) -> Result<Entry, ExperimentError> {
     let probes = probe(c, |value| {

@@ -17,7 +17,8 @@ pub use runner::{
 };
 pub(crate) use spec::grid_label;
 pub use spec::{
-    CalibrateSpec, ExperimentSpec, FigureKind, FigureSpec, VariantSpec, WorkloadSpec, MAX_POINTS,
+    CalibrateSpec, DecompositionSpec, ExperimentSpec, FigureKind, FigureSpec, PaperDecomposition,
+    VariantSpec, WorkloadSpec, MAX_POINTS,
 };
 
 use thiserror::Error;

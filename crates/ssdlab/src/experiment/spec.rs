@@ -58,6 +58,53 @@ pub struct ExperimentSpec {
     /// any point runs ([`super::calibrate`]).
     #[serde(default)]
     pub calibrate: Option<CalibrateSpec>,
+    /// The degradation × achieved share × coverage table of a read-redirection scheme (the
+    /// report's "Decomposition").
+    #[serde(default)]
+    pub decomposition: Option<DecompositionSpec>,
+}
+
+/// How much of the optimal system's gain a scheme achieves, and why not more: for each scheme,
+/// D = (B − O) / B (the baseline B's degradation against the optimal system O, on `metric`),
+/// G = (B − S) / B (the scheme's gain), A = G / D, and coverage = the scheme's redirected read
+/// requests ÷ the baseline's blocked read requests, with the blocked read pages the scheme did
+/// not redirect split by cause.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecompositionSpec {
+    /// The optimal system's variant.
+    pub optimal: String,
+    /// The schemes' variants.
+    pub schemes: Vec<String>,
+    /// The latency metric of D and G.
+    #[serde(default = "mean_response")]
+    pub metric: String,
+    /// The paper's values, by scheme.
+    #[serde(default)]
+    pub paper: BTreeMap<String, PaperDecomposition>,
+    /// The grid point the paper's values belong to (its label, e.g. `cell=tlc`; `all` or
+    /// absent without a grid).
+    #[serde(default)]
+    pub grid: Option<String>,
+}
+
+fn mean_response() -> String {
+    "all.mean_us".into()
+}
+
+/// A paper's D, gain, blocked and redirected shares (all %), from which its A and coverage
+/// follow.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PaperDecomposition {
+    /// Degradation of the baseline against the optimal system, %.
+    pub d: f64,
+    /// The scheme's gain over the baseline, %.
+    pub gain: f64,
+    /// Read requests blocked on the baseline, %.
+    pub blocked: f64,
+    /// Read requests the scheme redirects, %.
+    pub redirected: f64,
 }
 
 fn one() -> u64 {
@@ -318,6 +365,19 @@ impl ExperimentSpec {
         }
         if let Some(c) = &self.calibrate {
             self.check_calibrate(c)?;
+        }
+        if let Some(dc) = &self.decomposition {
+            if self.baseline.is_none() {
+                return Err("decomposition: the experiment needs a `baseline` variant".into());
+            }
+            for v in std::iter::once(&dc.optimal)
+                .chain(&dc.schemes)
+                .chain(dc.paper.keys())
+            {
+                if !self.variants.iter().any(|x| &x.name == v) {
+                    return Err(format!("decomposition: `{v}` is not one of the variants"));
+                }
+            }
         }
         for (k, values) in &self.grid {
             if values.is_empty() {

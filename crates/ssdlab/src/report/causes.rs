@@ -4,7 +4,8 @@
 //!
 //! `{KIND METRIC VARIANT[/BASE] [@WORKLOAD,…] [key=value …] [mean|min|max|sum|range]}`
 //!
-//! - KIND: `value` (the metric), `pct` (a metric that is already a percentage), `ratio`
+//! - KIND: `value` (the metric), `pct` (a metric that is already a percentage), `share` (a
+//!   fraction shown as a percentage, e.g. `write.count/all.count`), `ratio`
 //!   (VARIANT ÷ BASE), `change` ((VARIANT ÷ BASE − 1), signed %), `below` ((BASE − VARIANT) ÷
 //!   BASE, %).
 //! - METRIC: a dotted summary path, or a sum of paths, optionally divided by another sum
@@ -24,6 +25,7 @@ use super::{fmt, grid_label, metric, Data};
 enum Kind {
     Value,
     Pct,
+    Share,
     Ratio,
     Change,
     Below,
@@ -74,12 +76,13 @@ fn evaluate(d: &Data, template: &str) -> Result<String, String> {
     let kind = match *kind {
         "value" => Kind::Value,
         "pct" => Kind::Pct,
+        "share" => Kind::Share,
         "ratio" => Kind::Ratio,
         "change" => Kind::Change,
         "below" => Kind::Below,
         k => {
             return Err(format!(
-                "kind `{k}`: one of value, pct, ratio, change, below"
+                "kind `{k}`: one of value, pct, share, ratio, change, below"
             ))
         }
     };
@@ -88,7 +91,7 @@ fn evaluate(d: &Data, template: &str) -> Result<String, String> {
         None => (*variants, None),
     };
     if base.is_some() != matches!(kind, Kind::Ratio | Kind::Change | Kind::Below) {
-        return Err("ratio, change and below take VARIANT/BASE; value and pct one variant".into());
+        return Err("ratio, change and below take VARIANT/BASE; value, pct and share one variant".into());
     }
     for v in std::iter::once(variant).chain(base) {
         if !d.spec.variants.iter().any(|x| x.name == v) {
@@ -134,7 +137,9 @@ fn evaluate(d: &Data, template: &str) -> Result<String, String> {
             .enumerate()
             .filter_map(|(k, s)| {
                 let v = expression((*s)?, expr)?;
-                let Some(_) = base else { return Some(v) };
+                let Some(_) = base else {
+                    return Some(if kind == Kind::Share { v * 100.0 } else { v });
+                };
                 let b = expression(base_runs.get(k).copied().flatten()?, expr)?;
                 (b != 0.0).then(|| match kind {
                     Kind::Ratio => v / b,
@@ -159,7 +164,7 @@ fn evaluate(d: &Data, template: &str) -> Result<String, String> {
         });
     let one = |v: f64| number(kind, v);
     let unit = match kind {
-        Kind::Pct | Kind::Change | Kind::Below => " %",
+        Kind::Pct | Kind::Share | Kind::Change | Kind::Below => " %",
         _ => "",
     };
     Ok(match aggregate {
@@ -190,7 +195,7 @@ fn number(kind: Kind, v: f64) -> String {
                 format!("+{text}")
             }
         }
-        Kind::Pct | Kind::Below => format!("{v:.1}"),
+        Kind::Pct | Kind::Share | Kind::Below => format!("{v:.1}"),
     }
 }
 
@@ -264,6 +269,78 @@ pub fn bare_numbers(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiment::{ExperimentSpec, Point, PointResult};
+
+    /// Two workloads × two seeds of `base` and `s`, read latency given per run.
+    fn results(spec: &ExperimentSpec) -> Vec<(Point, Option<PointResult>)> {
+        let cal = crate::experiment::calibrate::Calibration::default();
+        spec.points_with(std::path::Path::new("/x"), &cal)
+            .into_iter()
+            .map(|p| {
+                let mean = match (p.workload.as_str(), p.variant.as_str(), p.replica) {
+                    ("a", "base", _) => 100.0,
+                    ("a", "s", 0) => 80.0,
+                    ("a", "s", _) => 90.0,
+                    ("b", "base", _) => 200.0,
+                    _ => 220.0,
+                };
+                let summary = serde_json::json!({"read": {"mean_us": mean, "count": 1000}});
+                let r = PointResult {
+                    point: p.clone(),
+                    point_hash: String::new(),
+                    config_hash: String::new(),
+                    tool: String::new(),
+                    command: String::new(),
+                    summary,
+                    content_hash: String::new(),
+                };
+                (p, Some(r))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn templates_compute_from_every_run() {
+        let spec: ExperimentSpec = toml::from_str(
+            r#"
+name = "t"
+title = "t"
+preset = "tiny"
+seeds = 2
+baseline = "base"
+[[workload]]
+name = "a"
+synth = "requests=10"
+[[workload]]
+name = "b"
+synth = "requests=10"
+[[variant]]
+name = "base"
+[[variant]]
+name = "s"
+"#,
+        )
+        .unwrap();
+        let r = results(&spec);
+        let d = Data::new(&spec, &r);
+        // a: runs 0.8 and 0.9 of the base, mean −15 %; b: +10 %.
+        let text = "{change read.mean_us s/base @a} and {change read.mean_us s/base @b}, {change read.mean_us s/base range}; {value read.mean_us s @a}, {below read.mean_us s/base @a}, {ratio read.mean_us s/base}, {value read.count base sum}";
+        assert_eq!(
+            render(&d, text).unwrap(),
+            "−15.0 % and +10.0 %, −15.0–+10.0 %; 85.0, 15.0 %, 0.975, 2,000"
+        );
+        for (bad, says) in [
+            ("{change read.mean_us s}", "VARIANT/BASE"),
+            ("{value read.mean_us t}", "not one of the variants"),
+            ("{value read.mean_us s @c}", "not one of the workloads"),
+            ("{value write.mean_us s}", "no result has"),
+            ("{mean read.mean_us s}", "kind `mean`"),
+            ("{value read.mean_us s", "unclosed"),
+        ] {
+            let e = render(&d, bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn typed_results_are_found_and_names_are_not() {

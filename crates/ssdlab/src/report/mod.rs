@@ -8,6 +8,7 @@
 
 mod causes;
 mod claims;
+mod decompose;
 mod figures;
 mod labels;
 mod page;
@@ -859,9 +860,21 @@ pub fn build(
             claims,
         ));
     }
+    let mut notes: Vec<String> = Vec::new();
+    if let Some(t) = spec
+        .decomposition
+        .as_ref()
+        .and_then(|dc| decompose::table(&d, dc))
+    {
+        tables.push((
+            "Decomposition: D (the baseline's distance from the optimal system), A (the share of it the scheme wins back) and coverage (redirected ÷ blocked read requests), with the blocked read pages the scheme did not redirect by cause",
+            t.0,
+        ));
+        notes.extend(t.1);
+    }
     tables.push(("All metrics", results_table(&d)));
     tables.push(("Provenance", provenance_table(&d)));
-    let notes: Vec<String> = folding_note(&d).into_iter().collect();
+    notes.extend(folding_note(&d));
     let markdown = page::markdown(spec, &figs, &tables, &missing, &notes, command);
     let html = page::html(spec, &figs, &tables, &missing, &notes, command);
     Ok(Report {
