@@ -239,15 +239,26 @@ fn fit(
     rounds: usize,
 ) -> PyResult<String> {
     detached(py, || {
-        let stats = stats_of(whole_trace(path.clone(), format.as_deref())?)?;
+        let source = whole_trace(path.clone(), format.as_deref())?;
+        let Source::Trace { options, .. } = &source else {
+            unreachable!("whole_trace gives a trace")
+        };
+        let options = options.clone();
+        let stats = stats_of(source)?;
         let opts = FitOptions {
             requests,
             seed,
             rounds,
         };
-        let f = ssdlab::workload::fit::fit(&stats.profile, &opts)
+        let open = || {
+            TraceReader::open(std::path::Path::new(&path), options.clone())
+                .map_err(|e| e.to_string())
+        };
+        let (f, choice) = ssdlab::workload::fit::fit_workload(&stats.profile, Some(&open), &opts)
             .map_err(|e| format!("fitting {path}: {e}"))?;
-        serde_json::to_string(&f).map_err(|e| e.to_string())
+        let mut v = serde_json::to_value(&f).map_err(|e| e.to_string())?;
+        v["choice"] = serde_json::to_value(&choice).map_err(|e| e.to_string())?;
+        Ok::<_, String>(v.to_string())
     })
 }
 

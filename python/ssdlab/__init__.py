@@ -299,12 +299,15 @@ def trace_stats(trace=None, synth=None, format=None, as_frame=False):
     return pd.DataFrame([row])
 
 
-def fit(trace, requests=None, seed=1, rounds=6, format=None):
+def fit(trace, requests=None, seed=1, rounds=6, format=None, force=False):
     """``ssdlab trace fit``: fits a synthetic stand-in to ``trace``. Returns a dict with
     ``spec`` (the ``--synth`` string: pass it as ``run(synth=...)``), ``arrivals`` (how each
-    direction's arrival process was chosen) and ``residuals`` (each fitted statistic, the
-    trace's and the stand-in's)."""
-    return json.loads(
+    direction's arrival process was chosen), ``residuals`` (each fitted statistic, the
+    trace's and the stand-in's), ``checks`` (the first-order statistics and process
+    parameters, each with its verdict ``ok``) and ``choice`` (with or without activity
+    envelopes). A stand-in that misses a check raises :class:`SsdlabError` naming the misses,
+    unless ``force=True``."""
+    f = json.loads(
         _ssdlab.fit(
             str(trace),
             _text("format", format),
@@ -313,6 +316,13 @@ def fit(trace, requests=None, seed=1, rounds=6, format=None):
             _whole("rounds", rounds, high=1000),
         )
     )
+    misses = [c for c in f["checks"] if not c["ok"]]
+    if misses and not force:
+        named = "; ".join(f"{c['statistic']} (trace {c['trace']}, stand-in {c['stand_in']}, {c['bound']})" for c in misses)
+        raise SsdlabError(
+            f"fitting {trace}: the stand-in misses {len(misses)} of {len(f['checks'])} checks: {named}; pass force=True to get it anyway"
+        )
+    return f
 
 
 def config(preset="hotr", scheme=None, set=None):

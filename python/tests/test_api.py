@@ -189,6 +189,9 @@ def test_trace_stats_and_fit_match_the_cli():
     spec = subprocess.run([cli(), "trace", "fit", str(TRACE)],
                           capture_output=True, text=True, check=True).stdout.strip()
     assert f["spec"] == spec
+    # The stand-in meets every first-order check, with an activity envelope per direction.
+    assert f["checks"] and all(c["ok"] for c in f["checks"])
+    assert f["choice"]["enveloped"] and "read_envelope=" in f["spec"]
     r = ssdlab.run(preset="tiny", synth=f["spec"])
     assert r.summary["requests"] == stats["requests"]
     synth = ssdlab.trace_stats(synth=f["spec"])

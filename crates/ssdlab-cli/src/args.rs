@@ -84,9 +84,13 @@ pub struct FitArgs {
     /// Also write the spec as TOML (`synth = "…"`, with the fit's evidence as comments).
     #[arg(long, value_name = "SPEC.toml")]
     pub out: Option<PathBuf>,
-    /// Print JSON (the spec, the arrival choices and the residuals).
+    /// Print JSON (the spec, the arrival choices, the residuals and the checks).
     #[arg(long)]
     pub json: bool,
+    /// Print the spec even when the stand-in misses a first-order statistic of the trace or a
+    /// process parameter is degenerate (marked as failed; the exit status is then 0).
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Subcommand, Debug)]

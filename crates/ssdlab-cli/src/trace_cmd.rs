@@ -301,16 +301,76 @@ pub fn fit(a: FitArgs) -> Result<()> {
         seed: a.seed,
         rounds: a.rounds,
     };
-    let f = fit::fit(&s.profile, &opts).with_context(|| format!("fitting {}", a.file.display()))?;
+    let topts = a.trace.options()?;
+    let open = || TraceReader::open(&a.file, topts.clone()).map_err(|e| e.to_string());
+    // Standard input cannot be read again.
+    let again = (a.file != Path::new("-")).then_some(&open as &dyn Fn() -> _);
+    let (f, choice) = fit::fit_workload(&s.profile, again, &opts)
+        .with_context(|| format!("fitting {}", a.file.display()))?;
+    match (&choice.enveloped, &choice.enveloped_misses) {
+        (true, Ok(n)) => eprintln!(
+            "fitted with activity envelopes ({n} of {} checks missed; without them {})",
+            f.checks.len(),
+            choice.plain_misses
+        ),
+        (false, Ok(n)) => eprintln!(
+            "fitted without activity envelopes ({} checks missed; with them {n})",
+            choice.plain_misses
+        ),
+        (false, Err(why)) if choice.plain_misses > 0 => eprintln!(
+            "fitted without activity envelopes ({} checks missed; with them: {why})",
+            choice.plain_misses
+        ),
+        _ => {}
+    }
+    let misses = f.misses();
+    let failed = if misses.is_empty() {
+        String::new()
+    } else {
+        let list: Vec<String> = misses
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} (trace {}, stand-in {}, {})",
+                    c.statistic,
+                    shown(c.trace),
+                    shown(c.stand_in),
+                    c.bound
+                )
+            })
+            .collect();
+        format!(
+            "the stand-in misses {} of {} checks: {}",
+            misses.len(),
+            f.checks.len(),
+            list.join("; ")
+        )
+    };
+    if !failed.is_empty() && !a.force {
+        eprint!("{}", checks_table(&f)?);
+        let stdin = if a.file == Path::new("-") {
+            " (read from standard input, the trace could not be read again for activity envelopes: give the file)"
+        } else {
+            ""
+        };
+        anyhow::bail!(
+            "{}: {failed}{stdin}; no spec printed (--force prints it anyway, marked as failed)",
+            a.file.display()
+        );
+    }
     if let Some(out) = &a.out {
         let mut t = format!(
-            "# ssdlab trace fit {} ({} start, round {} of {}; seed {})\n# statistic: trace -> stand-in\n",
+            "# ssdlab trace fit {} ({} start, round {} of {}; seed {})\n",
             a.file.display(),
             f.popularity,
             f.round,
             a.rounds,
             a.seed
         );
+        if !failed.is_empty() {
+            writeln!(t, "# FAILED (printed with --force): {failed}")?;
+        }
+        t.push_str("# statistic: trace -> stand-in\n");
         for r in &f.residuals {
             writeln!(t, "#   {}: {:.4} -> {:.4}", r.statistic, r.target, r.fitted)?;
         }
@@ -324,6 +384,9 @@ pub fn fit(a: FitArgs) -> Result<()> {
     let mut o = String::new();
     writeln!(o, "{}", f.spec)?;
     let mut e = String::new();
+    if !failed.is_empty() {
+        writeln!(e, "FAILED (printed with --force): {failed}")?;
+    }
     for c in &f.arrivals {
         let cands: Vec<String> = c
             .rms_log_idc
@@ -350,7 +413,50 @@ pub fn fit(a: FitArgs) -> Result<()> {
             r.statistic, r.target, r.fitted
         )?;
     }
+    e.push_str(&checks_table(&f)?);
     out!("{o}");
     eprint!("{e}");
     Ok(())
+}
+
+/// A number as a check shows it (a parameter check has no stand-in value).
+fn shown(v: f64) -> String {
+    if v.is_nan() {
+        "–".into()
+    } else if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+/// The fit's checks, one per line with its verdict, then the overall verdict.
+fn checks_table(f: &fit::Fit) -> Result<String> {
+    let mut e = String::new();
+    writeln!(
+        e,
+        "check                                                  trace   stand-in  bound           verdict"
+    )?;
+    for c in &f.checks {
+        writeln!(
+            e,
+            "  {:<50} {:>9} {:>10}  {:<15} {}",
+            c.statistic,
+            shown(c.trace),
+            shown(c.stand_in),
+            c.bound,
+            if c.ok { "ok" } else { "MISSED" }
+        )?;
+    }
+    let missed = f.misses().len();
+    writeln!(
+        e,
+        "overall: {}",
+        if missed == 0 {
+            "every check met".to_string()
+        } else {
+            format!("{missed} of {} checks missed", f.checks.len())
+        }
+    )?;
+    Ok(e)
 }

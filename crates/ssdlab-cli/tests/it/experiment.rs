@@ -351,7 +351,11 @@ fn causes_cite_only_computed_numbers() {
             }
         }
     }
-    assert!(typed.is_empty(), "typed numbers in causes:\n{}", typed.join("\n"));
+    assert!(
+        typed.is_empty(),
+        "typed numbers in causes:\n{}",
+        typed.join("\n")
+    );
 }
 
 /// Committed results must match HEAD: a change that alters any point's config (or workload)

@@ -736,7 +736,10 @@ set = ["sched.policy=rps"]
                 t => panic!("{t:?}"),
             })
             .collect();
-        assert_eq!(specs, ["requests=10", "requests=10,seed=2", "requests=10,seed=3"]);
+        assert_eq!(
+            specs,
+            ["requests=10", "requests=10,seed=2", "requests=10,seed=3"]
+        );
         let traced: Vec<&Point> = points.iter().filter(|p| p.workload == "b").collect();
         assert!(traced.iter().all(|p| p.source == traced[0].source));
         for bad in [0, MAX_SEEDS + 1] {

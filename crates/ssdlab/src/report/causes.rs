@@ -91,7 +91,9 @@ fn evaluate(d: &Data, template: &str) -> Result<String, String> {
         None => (*variants, None),
     };
     if base.is_some() != matches!(kind, Kind::Ratio | Kind::Change | Kind::Below) {
-        return Err("ratio, change and below take VARIANT/BASE; value, pct and share one variant".into());
+        return Err(
+            "ratio, change and below take VARIANT/BASE; value, pct and share one variant".into(),
+        );
     }
     for v in std::iter::once(variant).chain(base) {
         if !d.spec.variants.iter().any(|x| x.name == v) {
@@ -348,7 +350,9 @@ name = "s"
             bare_numbers("385,421 copies skipped; +42 % erases; 1.05 on hm_0 and fin1 (Fig. 4)"),
             ["385,421", "42 %", "1.05"]
         );
-        assert!(bare_numbers("{change write.mean_us RPS/FIFO} on `zipf=0.9` (F1, Table 2)").is_empty());
+        assert!(
+            bare_numbers("{change write.mean_us RPS/FIFO} on `zipf=0.9` (F1, Table 2)").is_empty()
+        );
         assert_eq!(bare_numbers("11–56 %"), ["56 %"]);
         assert_eq!(bare_numbers("up to 2×"), ["2 ×"]);
     }

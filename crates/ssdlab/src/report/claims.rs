@@ -159,10 +159,7 @@ pub fn verdict(ours: &Estimate, paper: f64, reference: f64, band: f64) -> (Verdi
                 .filter(|p| (a..=b).contains(p)),
         )
         .any(|p| class(p) != first);
-    (
-        if flips { Verdict::Uncertain } else { first },
-        r(ours.mean),
-    )
+    (if flips { Verdict::Uncertain } else { first }, r(ours.mean))
 }
 
 /// The no-effect band of a figure in its own unit: a ratio for a normalised figure, percentage
@@ -191,11 +188,7 @@ fn by_construction(d: &Data, f: &FigureSpec, variant: &str) -> Option<&'static s
 /// The claim of one variant at one grid point: per run (seed), the mean over the workloads
 /// where the metric is defined; and the per-workload means over runs.
 pub(super) fn claim_runs(values: &[&Vec<Vec<Option<f64>>>], s: usize) -> (Vec<f64>, Vec<f64>) {
-    let runs = values
-        .iter()
-        .map(|row| row[s].len())
-        .max()
-        .unwrap_or(0);
+    let runs = values.iter().map(|row| row[s].len()).max().unwrap_or(0);
     let per_run = (0..runs)
         .filter_map(|k| {
             let have: Vec<f64> = values
@@ -347,7 +340,10 @@ mod tests {
         // 36.9 against 46.8: about four fifths.
         assert_eq!(verdict(&point(36.9), 46.8, 0.0, 0.0).0, Verdict::Near);
         // The other direction.
-        assert_eq!(verdict(&point(1.1), 0.9, 1.0, NO_EFFECT_BAND).0, Verdict::Miss);
+        assert_eq!(
+            verdict(&point(1.1), 0.9, 1.0, NO_EFFECT_BAND).0,
+            Verdict::Miss
+        );
         // Exactly at a threshold: the closed side.
         assert_eq!(verdict(&point(0.9), 1.0, 0.0, 0.0).0, Verdict::Match);
         assert_eq!(verdict(&point(0.5), 1.0, 0.0, 0.0).0, Verdict::Near);
@@ -366,21 +362,33 @@ mod tests {
             Verdict::Uncertain
         );
         // Wholly inside one class.
-        assert_eq!(verdict(&interval(9.2, 10.8), 10.0, 0.0, 0.0).0, Verdict::Match);
-        assert_eq!(verdict(&interval(1.0, 4.0), 10.0, 0.0, 0.0).0, Verdict::Miss);
+        assert_eq!(
+            verdict(&interval(9.2, 10.8), 10.0, 0.0, 0.0).0,
+            Verdict::Match
+        );
+        assert_eq!(
+            verdict(&interval(1.0, 4.0), 10.0, 0.0, 0.0).0,
+            Verdict::Miss
+        );
         // Normalised, paper 0.6 (a 40 % gain): ours 0.95 … 0.99 is a miss throughout.
         assert_eq!(
             verdict(&interval(0.95, 0.99), 0.6, 1.0, NO_EFFECT_BAND).0,
             Verdict::Miss
         );
         // A negative interval against a positive effect stays a miss.
-        assert_eq!(verdict(&interval(-3.0, -1.0), 10.0, 0.0, 0.0).0, Verdict::Miss);
+        assert_eq!(
+            verdict(&interval(-3.0, -1.0), 10.0, 0.0, 0.0).0,
+            Verdict::Miss
+        );
     }
 
     #[test]
     fn no_effect_is_met_only_inside_the_band() {
         let b = NO_EFFECT_BAND;
-        assert_eq!(verdict(&interval(0.99, 1.02), 1.0, 1.0, b).0, Verdict::Match);
+        assert_eq!(
+            verdict(&interval(0.99, 1.02), 1.0, 1.0, b).0,
+            Verdict::Match
+        );
         assert_eq!(verdict(&point(1.024), 1.0, 1.0, b).0, Verdict::Match);
         // HIRE's online write latency, 1.0496 with one seed: outside the band.
         assert_eq!(verdict(&point(1.0496), 1.0, 1.0, b).0, Verdict::Miss);

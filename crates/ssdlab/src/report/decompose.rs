@@ -90,11 +90,21 @@ pub(super) fn table(d: &Data, spec: &DecompositionSpec) -> Option<(Table, Vec<St
                 "–".into(),
                 "–".into(),
             ]);
-            let ours_a = if mean[0] != 0.0 { mean[1] / mean[0] } else { 0.0 };
+            let ours_a = if mean[0] != 0.0 {
+                mean[1] / mean[0]
+            } else {
+                0.0
+            };
             let (paper_a, dr) = (p.gain / p.d, mean[0] / p.d);
             let ar = ours_a / paper_a;
             // The larger miss is the factor further from the paper's, as a ratio.
-            let off = |x: f64| if x > 0.0 { x.max(1.0 / x) } else { f64::INFINITY };
+            let off = |x: f64| {
+                if x > 0.0 {
+                    x.max(1.0 / x)
+                } else {
+                    f64::INFINITY
+                }
+            };
             let larger = if off(ar) > off(dr) { "A" } else { "D" };
             let at = if key == "all" {
                 String::new()
@@ -196,7 +206,11 @@ fn grid_rows(
     let label = if grid.is_empty() {
         format!("mean of {} workloads", cells.len())
     } else {
-        format!("mean of {} workloads, {}", cells.len(), super::grid_label(grid))
+        format!(
+            "mean of {} workloads, {}",
+            cells.len(),
+            super::grid_label(grid)
+        )
     };
     rows.push(row(
         scheme,

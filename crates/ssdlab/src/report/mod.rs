@@ -13,9 +13,9 @@ mod figures;
 mod labels;
 mod page;
 
-pub use figures::{bars, lines, text_problems, Bars, Lines};
 pub use causes::bare_numbers;
 pub use claims::{verdict, Estimate, Verdict, NO_EFFECT_BAND};
+pub use figures::{bars, lines, text_problems, Bars, Lines};
 pub use labels::metric_label;
 
 use crate::experiment::calibrate::Calibration;
@@ -117,7 +117,10 @@ impl<'a> Data<'a> {
         grid: &BTreeMap<String, String>,
         variant: &str,
     ) -> Option<&'a Value> {
-        self.runs(workload, grid, variant).first().copied().flatten()
+        self.runs(workload, grid, variant)
+            .first()
+            .copied()
+            .flatten()
     }
 
     /// Distinct (workload, grid) groups in point order, optionally one workload only.

@@ -92,8 +92,7 @@ fn idle_calibration_lands_within_two_points_of_the_target() {
         device: None,
     };
     for preset in ["pe-suspension-slc", "pe-suspension-mlc"] {
-        let (best, _) =
-            ssdlab::calibrate::scale_for_idle(preset, &[], &source, 1, 70.0).unwrap();
+        let (best, _) = ssdlab::calibrate::scale_for_idle(preset, &[], &source, 1, 70.0).unwrap();
         let (scale, idle) = (best.value, best.metric);
         assert!((idle - 70.0).abs() <= 2.0, "{preset}: {idle} % at {scale}");
         // As recorded the trace leaves the drive nearly idle (the paper: ~98 %), so the found

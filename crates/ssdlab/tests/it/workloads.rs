@@ -295,3 +295,61 @@ fn arrival_keys_of_another_process_are_refused_by_name() {
         assert!(e.contains(want), "{spec}: {e}");
     }
 }
+
+/// MSR hm_0's busy periods spread over a week: every gap of more than 100 ms between two
+/// requests is stretched (by a factor that varies from gap to gap, as a diurnal swing would)
+/// until the trace spans seven days, leaving idle spans of hours.
+fn week_long_trace() -> Vec<Request> {
+    use ssdlab::workload::trace::{TraceOptions, TraceReader};
+    let reader =
+        TraceReader::open(&crate::trace_path("msr_hm_0.csv"), TraceOptions::default()).unwrap();
+    let reqs: Vec<Request> = reader.map(Result::unwrap).collect();
+    let big: Vec<usize> = (1..reqs.len())
+        .filter(|&i| reqs[i].time_ns - reqs[i - 1].time_ns > 100_000_000)
+        .collect();
+    let week = 7 * 86_400 * 1_000_000_000u64;
+    let span = reqs.last().unwrap().time_ns - reqs[0].time_ns;
+    // Gap i gets weight 1 + (i mod 5): stretched unevenly, adding up to a week.
+    let weights: u64 = (0..big.len() as u64).map(|i| 1 + i % 5).sum();
+    let unit = (week - span) / weights;
+    let mut shift = 0;
+    let mut next = big.iter().enumerate().peekable();
+    reqs.iter()
+        .enumerate()
+        .map(|(i, r)| {
+            if let Some((k, _)) = next.next_if(|(_, &b)| b == i) {
+                shift += unit * (1 + k as u64 % 5);
+            }
+            let mut r = r.clone();
+            r.time_ns = r.time_ns - reqs[0].time_ns + shift;
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn a_week_long_trace_with_long_idle_fits_every_first_order_statistic() {
+    use ssdlab::workload::fit::{envelopes, fit_enveloped, operational_profile};
+    let reqs = week_long_trace();
+    let target = profile(reqs.iter().cloned().map(Ok::<_, String>)).unwrap();
+    assert!(target.duration_s > 6.9 * 86_400.0, "{}", target.duration_s);
+    let opts = FitOptions::default();
+    // One process per direction, stretched over the week, misses the week's shape.
+    let plain = fit(&target, &opts).unwrap();
+    assert!(!plain.misses().is_empty());
+    // With an activity envelope per direction every first-order statistic is met.
+    let env = envelopes(&target);
+    let open = || Ok(reqs.clone().into_iter().map(Ok::<_, String>));
+    let operational = operational_profile(open, &target, &env).unwrap();
+    let f = fit_enveloped(&target, &operational, &env, &opts).unwrap();
+    assert!(f.misses().is_empty(), "{:?}", f.misses());
+    assert!(f.spec.contains("read_envelope=") && f.spec.contains("write_envelope="));
+    // The printed spec is the stand-in the checks were made on.
+    let again: SynthSpec = f.spec.parse().unwrap();
+    let got = profile(again.generate().unwrap()).unwrap();
+    assert_eq!(got.tenths, {
+        let g = profile(f.synth.generate().unwrap()).unwrap();
+        g.tenths
+    });
+    assert_eq!(got.requests, target.requests);
+}

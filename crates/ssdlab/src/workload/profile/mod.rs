@@ -4,6 +4,7 @@
 //! docs/workloads.md defines each with its formula; `ssdlab trace stats` prints them and
 //! `ssdlab trace fit` fits the generator to them.
 
+mod activity;
 mod burst;
 mod reuse;
 
@@ -11,6 +12,8 @@ pub use burst::{BusyIdle, ClassBurstiness, Coupling, IDC_SCALES_MS, MIN_WINDOWS,
 pub use reuse::{harmonic, zipf_mle, TooLarge, MAX_PAGES, MAX_PAGE_ACCESSES};
 
 use super::{IoOp, Request};
+use activity::ActivityCounter;
+pub use activity::Tenths;
 use burst::{BusyIdleCounter, ClassWindows, CouplingCounter};
 use hdrhistogram::Histogram;
 use reuse::Reuse as ReuseCounter;
@@ -161,6 +164,12 @@ pub struct Profile {
     pub write_pct: f64,
     /// First to last arrival, s.
     pub duration_s: f64,
+    /// Reads and writes in each tenth of that span.
+    pub tenths: Tenths,
+    /// Reads and writes in each of [`ACTIVITY_SLICES`] equal slices of the span (the activity
+    /// envelope a fit may give its stand-in).
+    #[serde(skip)]
+    pub slices: Vec<[u64; 2]>,
     /// Arrivals in time.
     pub burstiness: Burstiness,
     /// Reads' pages.
@@ -180,6 +189,9 @@ pub struct Profile {
     pub page_level_skipped: Option<String>,
 }
 
+/// Slices of a profile's activity envelope.
+pub const ACTIVITY_SLICES: usize = 100;
+
 /// Most sizes listed per direction.
 const SIZES_LISTED: usize = 32;
 
@@ -192,6 +204,7 @@ pub struct Profiler {
     /// Requests: all, reads, writes.
     counts: [u64; 3],
     busy: BusyIdleCounter,
+    activity: ActivityCounter,
     coupling: CouplingCounter,
     /// Page-level accounting; emptied past its caps, `skipped` saying why.
     reuse: ReuseCounter,
@@ -220,6 +233,7 @@ impl Profiler {
         self.counts[0] += 1;
         self.counts[1 + op] += 1;
         self.busy.add(r.time_ns);
+        self.activity.add(r.time_ns, op == 1);
         let first = r.offset_bytes / 4096;
         let end_bytes = r.offset_bytes.saturating_add(r.size_bytes);
         let end = end_bytes.div_ceil(4096).max(first + 1);
@@ -294,6 +308,8 @@ impl Profiler {
             requests,
             write_pct: pct(writes, requests),
             duration_s: end.saturating_sub(self.first_ns.unwrap_or(0)) as f64 / 1e9,
+            tenths: Tenths::of(&self.activity.slices(10, end)),
+            slices: self.activity.slices(ACTIVITY_SLICES, end),
             burstiness: Burstiness {
                 scales_ms: IDC_SCALES_MS.to_vec(),
                 all,

@@ -94,6 +94,7 @@ fn gaps(rate: f64) -> Option<Exp<f64>> {
 const BMODEL_LEAF_US: f64 = 1.0;
 
 /// A running arrival process: successive absolute arrival times, µs.
+#[derive(Clone)]
 pub(crate) enum Arrival {
     Poisson(Exp<f64>),
     Constant(f64),

@@ -11,18 +11,21 @@
 //! arrival processes and spec parsing live in their own files.
 
 mod arrivals;
+mod envelope;
+mod side;
 mod spec;
 
 pub use arrivals::Process;
+pub use envelope::{Envelope, Warp};
 
 use super::trace::TraceError;
 use super::{IoOp, Request};
-use arrivals::Arrival;
 use rand::distr::weighted::WeightedIndex;
 use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Exp, LogNormal, Zipf};
+use side::Side;
 use std::io::Write;
 
 /// Inter-arrival distributions.
@@ -63,6 +66,8 @@ pub struct OpSpec {
     pub batch: Option<f64>,
     /// Mean gap between the requests of one batch of this direction, µs.
     pub batch_us: Option<f64>,
+    /// Activity envelope of this direction (setting it splits the stream like `arrivals`).
+    pub envelope: Option<Envelope>,
 }
 
 /// A synthetic workload specification.
@@ -80,6 +85,9 @@ pub struct SynthSpec {
     pub arrivals: Arrivals,
     /// A bursty arrival process for all requests (`arrivals=onoff|bmodel`).
     pub burst: Option<Process>,
+    /// Activity envelope of the whole stream (`envelope=w1|w2|…`): the relative request
+    /// rate of each equal slice of the span (module `envelope`).
+    pub envelope: Option<Envelope>,
     /// Mean requests per arrival of the process: each arrival brings a batch of a geometric
     /// number of requests (1 = no batches).
     pub batch: f64,
@@ -143,6 +151,7 @@ impl Default for SynthSpec {
             size_weights: Vec::new(),
             arrivals: Arrivals::Exponential(100.0),
             burst: None,
+            envelope: None,
             batch: 1.0,
             batch_us: 0.0,
             cobatch: 0.0,
@@ -171,14 +180,18 @@ impl Default for SynthSpec {
 const SEED_BURST: u64 = 0x6275_7273_7400_0000;
 const SEED_READS: u64 = 0x7265_6164_7300_0000;
 const SEED_WRITES: u64 = 0x7772_6974_6500_0000;
+const SEED_RIDERS: u64 = 0x7269_6465_7273_0000;
 
 impl SynthSpec {
     /// Whether reads and writes arrive as two processes (a direction has its own arrivals).
     pub fn split(&self) -> bool {
         self.cobatch > 0.0
-            || [&self.read, &self.write]
-                .iter()
-                .any(|o| o.arrivals.is_some() || o.batch.is_some() || o.batch_us.is_some())
+            || [&self.read, &self.write].iter().any(|o| {
+                o.arrivals.is_some()
+                    || o.batch.is_some()
+                    || o.batch_us.is_some()
+                    || o.envelope.is_some()
+            })
     }
 
     /// The process of all requests (without a split).
@@ -208,6 +221,15 @@ impl SynthSpec {
         } else {
             vec![("", self.whole_side())]
         }
+    }
+
+    /// Each arrival process with its key prefix (`read_`, `write_`, or none for the whole
+    /// stream), mean batch and share of the requests.
+    pub fn processes(&self) -> Vec<(&'static str, Process, f64, f64)> {
+        self.sides()
+            .into_iter()
+            .map(|(k, s)| (k, s.process, s.batch, s.share))
+            .collect()
     }
 
     /// The two processes of a split stream, reads then writes. Co-batched reads move from the
@@ -271,23 +293,52 @@ impl SynthSpec {
                     )
                 })
             };
-            let mut writes = side(&write, SEED_WRITES);
+            // With envelopes, each process places exactly its share of the requests in each
+            // slice: reads their rounded share, writes the rest.
+            let whole = self.envelope.as_ref();
+            let envelope = |o: &'_ OpSpec| o.envelope.clone().or_else(|| whole.cloned());
+            let quota_reads = (self.requests as f64 * read.share).round() as u64;
+            let mut writes = side(&write, SEED_WRITES).map(|mut s| {
+                if let Some(e) = envelope(&self.write) {
+                    s.place(
+                        &e,
+                        self.requests - quota_reads,
+                        total_us,
+                        self.seed ^ SEED_RIDERS,
+                    );
+                }
+                s
+            });
+            let reads = side(&read, SEED_READS).map(|mut s| {
+                if let Some(e) = envelope(&self.read) {
+                    s.place(&e, quota_reads, total_us, self.seed ^ SEED_RIDERS);
+                }
+                s
+            });
             // The reads riding in write batches: their share of the write process.
             let riders = self.cobatch * (1.0 - self.write_ratio);
             if let Some(s) = writes.as_mut().filter(|_| riders > 0.0) {
                 s.reads = riders / write.share;
             }
-            Clock::Split(Box::new([side(&read, SEED_READS), writes]))
-        } else if self.burst.is_some() || self.batch > 1.0 || self.batch_us > 0.0 {
+            Clock::Split(Box::new([reads, writes]))
+        } else if self.burst.is_some()
+            || self.batch > 1.0
+            || self.batch_us > 0.0
+            || self.envelope.is_some()
+        {
             let p = self.whole_side();
-            Clock::Burst(Box::new(Side::new(
+            let mut side = Side::new(
                 p.process,
                 gap,
                 total_us,
                 p.batch,
                 p.batch_us,
                 self.seed ^ SEED_BURST,
-            )))
+            );
+            if let Some(e) = &self.envelope {
+                side.place(e, self.requests, total_us, self.seed ^ SEED_RIDERS);
+            }
+            Clock::Burst(Box::new(side))
         } else {
             Clock::Legacy(match self.arrivals {
                 Arrivals::Exponential(m) if m > 0.0 => {
@@ -347,65 +398,6 @@ struct SideSpec {
     batch: f64,
     batch_us: f64,
     share: f64,
-}
-
-/// One running arrival process with its own generator, in batches.
-struct Side {
-    arrival: Arrival,
-    rng: ChaCha8Rng,
-    /// Its next request, µs (`None` before the first).
-    next_us: Option<f64>,
-    /// The process's latest arrival (a batch's start), µs.
-    process_us: f64,
-    /// Probability that a batch goes on after a request (1 − 1 / mean batch).
-    more: f64,
-    /// Gaps within a batch (`None`: all at once).
-    spacing: Option<Exp<f64>>,
-    /// Probability that a request of this process is a read riding in a write batch.
-    reads: f64,
-}
-
-impl Side {
-    /// A process of `batch` requests per arrival on average, `gap_us` apart on average.
-    fn new(p: Process, gap_us: f64, total_us: f64, batch: f64, batch_us: f64, seed: u64) -> Self {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        Side {
-            arrival: Arrival::new(p, gap_us * batch, total_us, &mut rng),
-            rng,
-            next_us: None,
-            process_us: 0.0,
-            more: 1.0 - 1.0 / batch,
-            spacing: (batch_us > 0.0).then(|| Exp::new(1.0 / batch_us).expect("validated gap")),
-            reads: 0.0,
-        }
-    }
-
-    fn peek(&mut self) -> f64 {
-        match self.next_us {
-            Some(t) => t,
-            None => {
-                let t = self.arrival.next(0.0, true, &mut self.rng);
-                self.process_us = t;
-                self.next_us = Some(t);
-                t
-            }
-        }
-    }
-
-    fn take(&mut self) -> f64 {
-        let t = self.peek();
-        let next = if self.more > 0.0 && self.rng.random_bool(self.more) {
-            t + self
-                .spacing
-                .as_ref()
-                .map_or(0.0, |e| e.sample(&mut self.rng))
-        } else {
-            self.process_us = self.arrival.next(self.process_us, false, &mut self.rng);
-            self.process_us.max(t)
-        };
-        self.next_us = Some(next);
-        t
-    }
 }
 
 /// Where arrival times come from.
@@ -572,7 +564,7 @@ impl Iterator for Synth {
                 let side = sides[op].as_mut().expect("a direction with requests");
                 let t = side.take();
                 self.now_us = t - *self.t0_us.get_or_insert(t);
-                rider = side.reads > 0.0 && side.rng.random_bool(side.reads);
+                rider = side.rider();
                 Some(if rider { 0 } else { op })
             }
         };

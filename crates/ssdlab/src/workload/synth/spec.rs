@@ -18,7 +18,8 @@ use std::str::FromStr;
 const MAX_SPAN_US: f64 = 1e15;
 
 /// Keys that take a `read_` or `write_` prefix.
-const PER_DIRECTION: [&str; 12] = [
+const PER_DIRECTION: [&str; 13] = [
+    "envelope",
     "batch",
     "batch_us",
     "arrivals",
@@ -34,7 +35,7 @@ const PER_DIRECTION: [&str; 12] = [
 ];
 
 /// Every key `--synth` knows, for the message naming an unknown one.
-const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, cobatch, cobatch_raw, footprint_gib, zipf, seq, rw_mix, reread, reread_dist, raw, raw_dist, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, seed (and read_/write_ before arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, footprint_gib, zipf, size_kib, seq)";
+const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, cobatch, cobatch_raw, footprint_gib, zipf, seq, rw_mix, reread, reread_dist, raw, raw_dist, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, footprint_gib, zipf, size_kib, seq)";
 
 impl Sizes {
     /// Checks sizes and weights; `key` names them in messages.
@@ -615,6 +616,8 @@ impl FromStr for SynthSpec {
             let p = &mut procs[slot];
             match (base, op) {
                 ("arrivals", _) => p.kind = Some(v.trim().to_string()),
+                ("envelope", Some(op)) => op.envelope = Some(super::Envelope::parse(k, v)?),
+                ("envelope", None) => spec.envelope = Some(super::Envelope::parse(k, v)?),
                 ("on_ms", _) => p.on_ms = Some(num(v)?),
                 ("off_ms", _) => p.off_ms = Some(num(v)?),
                 ("on_share", _) => p.on_share = Some(num(v)?),
@@ -733,6 +736,9 @@ impl fmt::Display for SynthSpec {
                 write!(f, ",{key}={x}")?;
             }
         }
+        if let Some(e) = &self.envelope {
+            write!(f, ",envelope={e}")?;
+        }
         write!(f, ",footprint_gib={}", self.footprint_gib)?;
         for (key, x, default) in [
             ("zipf", self.zipf, d.zipf),
@@ -754,6 +760,9 @@ impl fmt::Display for SynthSpec {
             }
             if let Some(x) = op.batch_us {
                 write!(f, ",{prefix}batch_us={x}")?;
+            }
+            if let Some(e) = &op.envelope {
+                write!(f, ",{prefix}envelope={e}")?;
             }
             if let Some(z) = op.zipf {
                 write!(f, ",{prefix}zipf={z}")?;

@@ -13,10 +13,15 @@
 //! One procedure from estimates to residuals, kept in one file (past 500 lines, a third of it
 //! the closed forms and their tests) so its steps read in order.
 
+mod check;
+
+pub use check::{Check, DURATION_SHARE, SIZE_SHARE, TENTH_FLOOR, TENTH_SHARE, WRITE_PCT_POINTS};
+
 use super::profile::{
     profile, ClassBurstiness, Percentiles, Popularity, Profile, SizeShare, IDC_SCALES_MS,
 };
-use super::synth::{Arrivals, OpSpec, Process, Sizes, SynthSpec};
+use super::synth::{Arrivals, Envelope, OpSpec, Process, Sizes, SynthSpec};
+use super::{IoOp, Request};
 use serde::Serialize;
 
 /// Options of a fit.
@@ -79,6 +84,15 @@ pub struct Fit {
     pub popularity: &'static str,
     /// Indirect-inference round kept (0: the direct estimates).
     pub round: usize,
+    /// The first-order statistics and process parameters, each with its verdict.
+    pub checks: Vec<Check>,
+}
+
+impl Fit {
+    /// The checks that fail.
+    pub fn misses(&self) -> Vec<&Check> {
+        self.checks.iter().filter(|c| !c.ok).collect()
+    }
 }
 
 /// Why a fit is impossible.
@@ -100,6 +114,167 @@ pub enum FitError {
 /// # Errors
 /// [`FitError`] for workloads a generator cannot be fitted to.
 pub fn fit(target: &Profile, opts: &FitOptions) -> Result<Fit, FitError> {
+    let (best, arrivals) = best_candidate(target, opts)?;
+    finish(target, best, arrivals, None, opts)
+}
+
+/// How a workload's fit was made: with or without activity envelopes, and how many checks the
+/// other way missed (`None`: not tried, or it could not fit).
+#[derive(Debug, Clone, Serialize)]
+pub struct FitChoice {
+    /// The kept fit has an activity envelope per direction.
+    pub enveloped: bool,
+    /// Checks the fit without envelopes missed.
+    pub plain_misses: usize,
+    /// Checks the fit with envelopes missed, or why there is none.
+    pub enveloped_misses: Result<usize, String>,
+}
+
+/// The fit of a workload as `ssdlab trace fit` makes it: one process per direction, and — when
+/// that misses a check and `open` can read the workload again — with an activity envelope per
+/// direction; the one that misses fewer checks is kept.
+///
+/// # Errors
+/// [`FitError`] for workloads a generator cannot be fitted to.
+pub fn fit_workload<I, E>(
+    target: &Profile,
+    open: Option<&dyn Fn() -> Result<I, String>>,
+    opts: &FitOptions,
+) -> Result<(Fit, FitChoice), FitError>
+where
+    I: Iterator<Item = Result<Request, E>>,
+    E: std::fmt::Display,
+{
+    let plain = fit(target, opts)?;
+    let plain_misses = plain.misses().len();
+    let Some(open) = open.filter(|_| plain_misses > 0) else {
+        let why = if plain_misses == 0 {
+            "not needed".to_string()
+        } else {
+            "the workload cannot be read again (standard input)".to_string()
+        };
+        return Ok((
+            plain,
+            FitChoice {
+                enveloped: false,
+                plain_misses,
+                enveloped_misses: Err(why),
+            },
+        ));
+    };
+    let env = envelopes(target);
+    let enveloped = operational_profile(open, target, &env)
+        .map_err(FitError::Stand)
+        .and_then(|op| fit_enveloped(target, &op, &env, opts));
+    match enveloped {
+        Ok(f) if f.misses().len() < plain_misses => {
+            let n = f.misses().len();
+            Ok((
+                f,
+                FitChoice {
+                    enveloped: true,
+                    plain_misses,
+                    enveloped_misses: Ok(n),
+                },
+            ))
+        }
+        other => Ok((
+            plain,
+            FitChoice {
+                enveloped: false,
+                plain_misses,
+                enveloped_misses: other.map(|f| f.misses().len()).map_err(|e| e.to_string()),
+            },
+        )),
+    }
+}
+
+/// Fits a spec with activity envelopes: the arrival processes are fitted to `operational`, the
+/// workload's profile with each direction's arrival times passed through the inverse of its
+/// envelope (`envelopes[0]` reads, `[1]` writes; [`envelopes`]), and the stand-in — the
+/// processes run through the envelopes — is then checked against the workload's own `target`.
+///
+/// # Errors
+/// [`FitError`] for workloads a generator cannot be fitted to.
+pub fn fit_enveloped(
+    target: &Profile,
+    operational: &Profile,
+    envelopes: &[Option<Envelope>; 2],
+    opts: &FitOptions,
+) -> Result<Fit, FitError> {
+    admissible(target)?;
+    let (best, arrivals) = best_candidate(operational, opts)?;
+    finish(target, best, arrivals, Some(envelopes), opts)
+}
+
+/// Each direction's activity envelope over
+/// [`ACTIVITY_SLICES`](super::profile::ACTIVITY_SLICES) slices of the span (`None`
+/// for a direction without requests).
+pub fn envelopes(target: &Profile) -> [Option<Envelope>; 2] {
+    [0, 1].map(|d| {
+        let counts: Vec<u64> = target.slices.iter().map(|s| s[d]).collect();
+        Envelope::of_counts(&counts)
+    })
+}
+
+/// The profile of a workload in operational time: each direction's arrival times passed
+/// through the inverse of its envelope over the workload's span, the two directions merged in
+/// time again. `open` opens the workload afresh (it is read twice, once per direction, and
+/// streamed: memory does not grow with its length).
+///
+/// # Errors
+/// The workload's read errors.
+pub fn operational_profile<I, E>(
+    open: impl Fn() -> Result<I, String>,
+    target: &Profile,
+    envelopes: &[Option<Envelope>; 2],
+) -> Result<Profile, String>
+where
+    I: Iterator<Item = Result<Request, E>>,
+    E: std::fmt::Display,
+{
+    let span_us = target.duration_s * 1e6;
+    let first = open()?
+        .next()
+        .transpose()
+        .map_err(|e| e.to_string())?
+        .map_or(0, |r| r.time_ns);
+    let direction = |op: IoOp| -> Result<_, String> {
+        let warp = envelopes[usize::from(op == IoOp::Write)]
+            .as_ref()
+            .map(|e| e.warp(span_us));
+        Ok(open()?.filter_map(move |r| match r {
+            Ok(r) if r.op != op => None,
+            Ok(mut r) => {
+                let t_us = r.time_ns.saturating_sub(first) as f64 / 1e3;
+                let u = warp.as_ref().map_or(t_us, |w| w.operational(t_us));
+                r.time_ns = (u * 1e3).round() as u64;
+                Some(Ok(r))
+            }
+            Err(e) => Some(Err(e.to_string())),
+        }))
+    };
+    let mut reads = direction(IoOp::Read)?.peekable();
+    let mut writes = direction(IoOp::Write)?.peekable();
+    let merged = std::iter::from_fn(move || {
+        let take_read = match (reads.peek(), writes.peek()) {
+            (Some(Ok(r)), Some(Ok(w))) => r.time_ns <= w.time_ns,
+            (Some(Err(_)), _) => true,
+            (_, Some(Err(_))) => false,
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        if take_read {
+            reads.next()
+        } else {
+            writes.next()
+        }
+    });
+    profile(merged)
+}
+
+/// Why `target` cannot be fitted, if it cannot.
+fn admissible(target: &Profile) -> Result<(), FitError> {
     if target.requests < 2 {
         return Err(FitError::TooFew(target.requests));
     }
@@ -111,6 +286,15 @@ pub fn fit(target: &Profile, opts: &FitOptions) -> Result<Fit, FitError> {
             "the page statistics a fit needs were not computed: {why}"
         )));
     }
+    Ok(())
+}
+
+/// The rounds from both starts; the better candidate and the arrival choices.
+fn best_candidate(
+    target: &Profile,
+    opts: &FitOptions,
+) -> Result<(Candidate, Vec<ArrivalChoice>), FitError> {
+    admissible(target)?;
     let (direct, arrivals) = direct(target, opts.seed);
     let mut best: Option<Candidate> = None;
     for popularity in [Start::Zipf, Start::Uniform] {
@@ -130,14 +314,61 @@ pub fn fit(target: &Profile, opts: &FitOptions) -> Result<Fit, FitError> {
             best = Some(c);
         }
     }
+    Ok((best.expect("two starts"), arrivals))
+}
+
+/// The fit of candidate `best` against the workload `target`, with `envelopes` given to its
+/// spec when there are any (its stand-in then regenerated through them).
+fn finish(
+    target: &Profile,
+    best: Candidate,
+    arrivals: Vec<ArrivalChoice>,
+    envelopes: Option<&[Option<Envelope>; 2]>,
+    opts: &FitOptions,
+) -> Result<Fit, FitError> {
     let Candidate {
         spec: mut synth,
         round,
-        got,
+        mut got,
         popularity,
         ..
-    } = best.expect("two starts");
+    } = best;
+    if let Some([read, write]) = envelopes {
+        // Placed in the envelopes' slices, each direction's count and the span are the
+        // workload's: the corrections the rounds made for a process's own drift in
+        // operational time no longer apply.
+        synth.write_ratio = target.write_pct / 100.0;
+        synth.read.envelope = read.clone();
+        synth.write.envelope = write.clone();
+        // Reads riding in write batches land where the writes are: the read process places
+        // the rest of each slice's reads.
+        let riders = synth.requests as f64 * synth.cobatch * (1.0 - synth.write_ratio);
+        if let (Some(r), Some(w)) = (synth.read.envelope.as_mut(), write) {
+            let writes: f64 = w.weights.iter().sum();
+            if riders > 0.0 && writes > 0.0 {
+                let own: Vec<f64> = r
+                    .weights
+                    .iter()
+                    .zip(&w.weights)
+                    .map(|(reads, wk)| (reads - riders * wk / writes).max(0.0))
+                    .collect();
+                if own.iter().sum::<f64>() > 0.0 {
+                    r.weights = own.iter().map(|x| round_sig(*x, 4)).collect();
+                }
+            }
+        }
+        let gap = target.duration_s * 1e6 / synth.requests.max(1) as f64;
+        synth.arrivals = match synth.arrivals {
+            Arrivals::Exponential(_) => Arrivals::Exponential(gap),
+            Arrivals::Constant(_) => Arrivals::Constant(gap),
+        };
+        got = synth
+            .generate()
+            .and_then(profile)
+            .map_err(FitError::Stand)?;
+    }
     let residuals = residuals(target, &got);
+    let checks = check::checks(target, &got, &synth);
     if let Some(n) = opts.requests {
         synth.requests = n;
     }
@@ -149,6 +380,7 @@ pub fn fit(target: &Profile, opts: &FitOptions) -> Result<Fit, FitError> {
         popularity: popularity.name(),
         residuals,
         round,
+        checks,
     })
 }
 
@@ -331,6 +563,7 @@ fn direct(t: &Profile, seed: u64) -> (SynthSpec, Vec<ArrivalChoice>) {
             seq: Some(td.seq_pct / 100.0),
             batch: Some(batch),
             batch_us: Some(td.burst.short_gap_us.unwrap_or(0.0)),
+            envelope: None,
         };
         *if d == 0 {
             &mut spec.read
@@ -400,23 +633,33 @@ fn batch_estimate(per_busy: f64, rate: f64) -> f64 {
     (rate / -(1.0 - rate / per_busy).ln()).max(1.0)
 }
 
-/// Sizes of at least 0.5 % of the requests (the most common one always), each of the others
-/// folded into the kept size nearest to it; weights as percentages to 3 significant digits.
+/// Sizes of at least 0.5 % of the requests (the most common and the largest always); each of
+/// the others split between the kept sizes on either side of it so the mean size is kept
+/// (below the smallest kept size, all to it); weights as percentages to 3 significant digits.
 fn fold_sizes(sizes: &[SizeShare]) -> Sizes {
     let top = sizes.iter().map(|s| s.pct).fold(0.0, f64::max);
+    let largest = sizes.iter().map(|s| s.kib.max(4)).max().unwrap_or(4);
     let mut kept: Vec<(u32, f64)> = sizes
         .iter()
-        .filter(|s| s.pct >= 0.5 || s.pct == top)
+        .filter(|s| s.pct >= 0.5 || s.pct == top || s.kib.max(4) == largest)
         .map(|s| (s.kib.max(4), 0.0))
         .collect();
+    kept.sort_by_key(|k| k.0);
     kept.dedup_by_key(|k| k.0);
     for s in sizes {
         let k = s.kib.max(4);
-        let near = kept
-            .iter_mut()
-            .min_by_key(|(kib, _)| kib.abs_diff(k))
-            .expect("the most common size is kept");
-        near.1 += s.pct;
+        let above = kept.partition_point(|(kib, _)| *kib < k);
+        match (above.checked_sub(1), kept.get(above)) {
+            (_, Some(&(hi, _))) if hi == k => kept[above].1 += s.pct,
+            (Some(below), Some(&(hi, _))) => {
+                let lo = kept[below].0;
+                let up = f64::from(k - lo) / f64::from(hi - lo);
+                kept[below].1 += s.pct * (1.0 - up);
+                kept[above].1 += s.pct * up;
+            }
+            (None, _) => kept[0].1 += s.pct,
+            (Some(below), None) => kept[below].1 += s.pct,
+        }
     }
     Sizes {
         kib: kept.iter().map(|k| k.0).collect(),
@@ -640,6 +883,11 @@ fn fit_onoff(
         for s in grid(10.0 / span_ms.max(1.0), 10.0, 28) {
             // At most 1e5 ON/OFF cycles between two arrivals (the generator refuses 1e6).
             if s * p_on * (1.0 - p_on) / rate > 1e5 {
+                continue;
+            }
+            // Neither period longer than the workload: a process the workload cannot show
+            // (the checks call it degenerate; an activity envelope models longer idle).
+            if 1.0 / (s * p_on) > span_ms || 1.0 / (s * (1.0 - p_on)) > span_ms {
                 continue;
             }
             for f in grid(1e-3, 1.0, 12) {

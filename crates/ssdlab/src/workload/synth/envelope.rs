@@ -1,0 +1,175 @@
+//! An activity envelope: the relative request rate in each of K equal slices of a stream's
+//! span. The arrival process runs in its own ("operational") time; each arrival time is then
+//! mapped through the envelope's cumulative weight, so the slices receive requests in
+//! proportion to their weights (none in a slice of weight 0) while bursts keep their shape
+//! within a slice. Long idle spans, diurnal swings and week-long traces are modelled this way
+//! instead of by one ON/OFF pair stretched over the whole span.
+
+use std::fmt;
+
+/// Most slices of an envelope.
+pub const MAX_SLICES: usize = 1000;
+
+/// Relative request rates of K equal slices of the span.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Envelope {
+    /// One weight per slice (relative; only their proportions matter).
+    pub weights: Vec<f64>,
+}
+
+impl Envelope {
+    /// Parses `w1|w2|…` for key `key`.
+    ///
+    /// # Errors
+    /// Fewer than two or more than [`MAX_SLICES`] weights, a weight that is not a finite
+    /// number ≥ 0, or all weights zero.
+    pub fn parse(key: &str, v: &str) -> Result<Self, String> {
+        let weights = v
+            .split('|')
+            .map(|w| {
+                w.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite() && *x >= 0.0)
+                    .ok_or_else(|| {
+                        format!(
+                            "synthetic spec {key}: `{w}` is not a weight (a finite number >= 0)"
+                        )
+                    })
+            })
+            .collect::<Result<Vec<f64>, String>>()?;
+        let e = Envelope { weights };
+        e.validate(key)?;
+        Ok(e)
+    }
+
+    /// Checks the weights.
+    ///
+    /// # Errors
+    /// As [`Envelope::parse`].
+    pub fn validate(&self, key: &str) -> Result<(), String> {
+        let n = self.weights.len();
+        if !(2..=MAX_SLICES).contains(&n) {
+            return Err(format!(
+                "synthetic spec {key}: {n} weight(s); give 2 to {MAX_SLICES} slices separated by |"
+            ));
+        }
+        if self.weights.iter().any(|w| !(w.is_finite() && *w >= 0.0)) {
+            return Err(format!(
+                "synthetic spec {key}: weights must be finite numbers >= 0"
+            ));
+        }
+        if self.weights.iter().sum::<f64>() <= 0.0 {
+            return Err(format!(
+                "synthetic spec {key}: every weight is 0 (no slice could hold a request)"
+            ));
+        }
+        Ok(())
+    }
+
+    /// The envelope of per-slice counts (`None` when there are none).
+    pub fn of_counts(counts: &[u64]) -> Option<Self> {
+        (counts.len() >= 2 && counts.iter().any(|&c| c > 0)).then(|| Envelope {
+            weights: counts.iter().map(|&c| c as f64).collect(),
+        })
+    }
+
+    /// The mapping over a span of `span` (any unit).
+    pub fn warp(&self, span: f64) -> Warp {
+        let total: f64 = self.weights.iter().sum();
+        let mut cum = Vec::with_capacity(self.weights.len() + 1);
+        let mut acc = 0.0;
+        cum.push(0.0);
+        for w in &self.weights {
+            acc += w / total;
+            cum.push(acc);
+        }
+        *cum.last_mut().expect("two slices at least") = 1.0;
+        Warp { cum, span }
+    }
+}
+
+impl fmt::Display for Envelope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self.weights.iter().map(|w| format!("{w}")).collect();
+        f.write_str(&parts.join("|"))
+    }
+}
+
+/// An envelope's cumulative weight over a span: operational time ↔ real time.
+#[derive(Debug, Clone)]
+pub struct Warp {
+    /// Cumulative share of the weight at each slice boundary (0 … 1).
+    cum: Vec<f64>,
+    span: f64,
+}
+
+impl Warp {
+    fn slices(&self) -> f64 {
+        (self.cum.len() - 1) as f64
+    }
+
+    /// Real time of operational time `u` (past the span, time runs on unwarped).
+    pub fn real(&self, u: f64) -> f64 {
+        if u >= self.span || self.span <= 0.0 {
+            return u;
+        }
+        let x = (u / self.span).max(0.0);
+        // The slice whose cumulative range holds x (slices of weight 0 hold none).
+        let k = self
+            .cum
+            .partition_point(|&c| c <= x)
+            .clamp(1, self.cum.len() - 1)
+            - 1;
+        let (a, b) = (self.cum[k], self.cum[k + 1]);
+        let within = if b > a { (x - a) / (b - a) } else { 0.0 };
+        self.span * (k as f64 + within) / self.slices()
+    }
+
+    /// Operational time of real time `t`: the inverse of [`Warp::real`].
+    pub fn operational(&self, t: f64) -> f64 {
+        if t >= self.span || self.span <= 0.0 {
+            return t;
+        }
+        let y = (t / self.span).max(0.0) * self.slices();
+        let k = (y as usize).min(self.cum.len() - 2);
+        let (a, b) = (self.cum[k], self.cum[k + 1]);
+        self.span * (a + (y - k as f64) * (b - a))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uniform_operational_time_fills_slices_by_weight() {
+        let e = Envelope::parse("envelope", "1|0|3").unwrap();
+        let w = e.warp(300.0);
+        let mut counts = [0u32; 3];
+        for i in 0..4000 {
+            let t = w.real(300.0 * (f64::from(i) + 0.5) / 4000.0);
+            counts[(t / 100.0) as usize] += 1;
+        }
+        assert_eq!(counts, [1000, 0, 3000]);
+        for u in [0.0, 10.0, 74.9, 75.0, 200.0, 299.0] {
+            assert!((w.operational(w.real(u)) - u).abs() < 1e-9, "{u}");
+        }
+        assert_eq!(w.real(350.0), 350.0);
+        assert_eq!(e.to_string(), "1|0|3");
+    }
+
+    #[test]
+    fn bad_envelopes_are_refused() {
+        for (v, says) in [
+            ("1", "1 weight"),
+            ("1|-1", "not a weight"),
+            ("0|0", "every weight is 0"),
+            ("1|x", "not a weight"),
+            ("1|inf", "not a weight"),
+        ] {
+            let e = Envelope::parse("read_envelope", v).unwrap_err();
+            assert!(e.contains(says) && e.contains("read_envelope"), "{v}: {e}");
+        }
+    }
+}

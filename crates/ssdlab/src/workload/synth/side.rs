@@ -1,0 +1,277 @@
+//! One running arrival process of a synthetic stream, in batches, and — with an activity
+//! envelope — the exact placement of its requests in the envelope's slices.
+
+use super::arrivals::{Arrival, Process};
+use super::envelope::Envelope;
+use rand::Rng;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Exp};
+
+/// The process itself: its arrivals in its own time, µs.
+#[derive(Clone)]
+struct Core {
+    arrival: Arrival,
+    rng: ChaCha8Rng,
+    /// Its next request, µs (`None` before the first).
+    next_us: Option<f64>,
+    /// The process's latest arrival (a batch's start), µs.
+    process_us: f64,
+    /// Probability that a batch goes on after a request (1 − 1 / mean batch).
+    more: f64,
+    /// Gaps within a batch (`None`: all at once).
+    spacing: Option<Exp<f64>>,
+}
+
+impl Core {
+    fn peek(&mut self) -> f64 {
+        match self.next_us {
+            Some(t) => t,
+            None => {
+                let t = self.arrival.next(0.0, true, &mut self.rng);
+                self.process_us = t;
+                self.next_us = Some(t);
+                t
+            }
+        }
+    }
+
+    fn take(&mut self) -> f64 {
+        let t = self.peek();
+        let next = if self.more > 0.0 && self.rng.random_bool(self.more) {
+            t + self
+                .spacing
+                .as_ref()
+                .map_or(0.0, |e| e.sample(&mut self.rng))
+        } else {
+            self.process_us = self.arrival.next(self.process_us, false, &mut self.rng);
+            self.process_us.max(t)
+        };
+        self.next_us = Some(next);
+        t
+    }
+}
+
+/// Exact counts per slice of the span: the process's requests, in order, fill the slices one
+/// after another, each slice's requests mapped onto it linearly from the process times between
+/// the request before them and the request after them — so a slice holds exactly its count
+/// and a burst keeps its shape within it.
+struct Placement {
+    counts: Vec<u64>,
+    slice_us: f64,
+    /// The slice being filled (`counts.len()`: all are full).
+    slice: usize,
+    /// Requests of it still to come.
+    left: u64,
+    /// Process times mapped onto the slice's start and end.
+    from_us: f64,
+    to_us: f64,
+    /// Process time of the latest request taken.
+    last_us: f64,
+    /// The slice being filled is the last with requests (its last request ends the span).
+    closing: bool,
+    /// Draws of the riders (kept off the process's generator, which placement replays).
+    riders: ChaCha8Rng,
+}
+
+/// Margin of a placed request from its slice's ends, as a share of the slice.
+const INSIDE: f64 = 1e-4;
+
+/// One running arrival process with its own generator, in batches.
+pub(super) struct Side {
+    core: Core,
+    /// Probability that a request of this process is a read riding in a write batch.
+    pub(super) reads: f64,
+    placement: Option<Placement>,
+}
+
+/// `total` split over `weights` in proportion, rounded so the parts sum to `total` (largest
+/// remainders first).
+fn apportion(weights: &[f64], total: u64) -> Vec<u64> {
+    let sum: f64 = weights.iter().sum();
+    let exact: Vec<f64> = weights.iter().map(|w| w / sum * total as f64).collect();
+    let mut counts: Vec<u64> = exact.iter().map(|x| x.floor() as u64).collect();
+    let mut short = total.saturating_sub(counts.iter().sum());
+    let mut order: Vec<usize> = (0..weights.len()).collect();
+    order.sort_by(|&a, &b| {
+        (exact[b] - exact[b].floor())
+            .total_cmp(&(exact[a] - exact[a].floor()))
+            .then(a.cmp(&b))
+    });
+    for i in order {
+        if short == 0 {
+            break;
+        }
+        if weights[i] > 0.0 {
+            counts[i] += 1;
+            short -= 1;
+        }
+    }
+    counts
+}
+
+impl Side {
+    /// A process of `batch` requests per arrival on average, `gap_us` apart on average.
+    pub(super) fn new(
+        p: Process,
+        gap_us: f64,
+        total_us: f64,
+        batch: f64,
+        batch_us: f64,
+        seed: u64,
+    ) -> Self {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        Side {
+            core: Core {
+                arrival: Arrival::new(p, gap_us * batch, total_us, &mut rng),
+                rng,
+                next_us: None,
+                process_us: 0.0,
+                more: 1.0 - 1.0 / batch,
+                spacing: (batch_us > 0.0).then(|| Exp::new(1.0 / batch_us).expect("validated gap")),
+            },
+            reads: 0.0,
+            placement: None,
+        }
+    }
+
+    /// Places the process's first `requests` requests in `envelope`'s slices of `span_us`, in
+    /// proportion to the weights (exactly, after rounding); riders then draw from `seed`.
+    pub(super) fn place(&mut self, envelope: &Envelope, requests: u64, span_us: f64, seed: u64) {
+        let counts = apportion(&envelope.weights, requests);
+        self.placement = Some(Placement {
+            slice_us: span_us / counts.len() as f64,
+            counts,
+            slice: 0,
+            left: 0,
+            from_us: 0.0,
+            to_us: 0.0,
+            last_us: 0.0,
+            closing: false,
+            riders: ChaCha8Rng::seed_from_u64(seed),
+        });
+        self.next_slice(true);
+    }
+
+    /// Moves the placement to the next slice with requests (`first`: from the start), looking
+    /// ahead on a copy of the process for the process times its requests span.
+    fn next_slice(&mut self, first: bool) {
+        let Some(p) = self.placement.as_mut() else {
+            return;
+        };
+        if !first {
+            p.slice += 1;
+        }
+        while p.slice < p.counts.len() && p.counts[p.slice] == 0 {
+            p.slice += 1;
+        }
+        if p.slice >= p.counts.len() {
+            return;
+        }
+        p.left = p.counts[p.slice];
+        let last = p.counts[p.slice + 1..].iter().all(|&c| c == 0);
+        let mut ahead = self.core.clone();
+        // The first slice starts at its first request and the last ends at its last, so the
+        // placed stream spans the envelope's span as the workload spans its own.
+        p.from_us = if first { ahead.peek() } else { p.last_us };
+        for _ in 1..p.left {
+            ahead.take();
+        }
+        p.to_us = if last {
+            ahead.peek()
+        } else {
+            ahead.take();
+            ahead.peek()
+        };
+        p.closing = last;
+    }
+
+    /// Real time of process time `u` in the slice being filled.
+    fn real(&self, u: f64) -> f64 {
+        match &self.placement {
+            None => u,
+            Some(p) if p.slice >= p.counts.len() => f64::INFINITY,
+            Some(p) => {
+                let span = p.to_us - p.from_us;
+                let within = if span > 0.0 {
+                    ((u - p.from_us) / span).clamp(0.0, 1.0)
+                } else if p.closing {
+                    1.0
+                } else {
+                    0.5
+                };
+                // Kept just inside the slice, so a request mapped onto a boundary (a batch
+                // cut by it) counts in its own slice whatever the rounding of its time.
+                p.slice_us * (p.slice as f64 + INSIDE + within * (1.0 - 2.0 * INSIDE))
+            }
+        }
+    }
+
+    /// Its next request, real time (infinite once a placed process has placed them all).
+    pub(super) fn peek(&mut self) -> f64 {
+        let u = self.core.peek();
+        self.real(u)
+    }
+
+    /// Takes its next request; returns its real time.
+    pub(super) fn take(&mut self) -> f64 {
+        let u = self.core.peek();
+        let t = self.real(u);
+        self.core.take();
+        if let Some(p) = self.placement.as_mut() {
+            p.last_us = u;
+            p.left = p.left.saturating_sub(1);
+            if p.left == 0 {
+                self.next_slice(false);
+            }
+        }
+        t
+    }
+
+    /// Whether the request just taken is a read riding in a write batch.
+    pub(super) fn rider(&mut self) -> bool {
+        if self.reads <= 0.0 {
+            return false;
+        }
+        match self.placement.as_mut() {
+            Some(p) => p.riders.random_bool(self.reads),
+            None => self.core.rng.random_bool(self.reads),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn apportioned_counts_sum_and_follow_the_weights() {
+        assert_eq!(apportion(&[1.0, 0.0, 3.0], 10), [3, 0, 7]);
+        assert_eq!(apportion(&[1.0, 1.0, 1.0], 10).iter().sum::<u64>(), 10);
+        assert_eq!(apportion(&[0.0, 2.0], 5), [0, 5]);
+    }
+
+    #[test]
+    fn a_placed_process_fills_each_slice_exactly_and_in_order() {
+        let on_off = Process::OnOff {
+            on_ms: 5.0,
+            off_ms: 50.0,
+            on_share: 0.95,
+        };
+        let mut s = Side::new(on_off, 100.0, 100_000.0, 3.0, 5.0, 7);
+        let e = Envelope {
+            weights: vec![2.0, 0.0, 1.0, 7.0],
+        };
+        s.place(&e, 1000, 100_000.0, 9);
+        let mut counts = [0u32; 4];
+        let mut last = 0.0;
+        for _ in 0..1000 {
+            let t = s.take();
+            assert!(t >= last && t <= 100_000.0, "{t} after {last}");
+            last = t;
+            counts[((t / 25_000.0) as usize).min(3)] += 1;
+        }
+        assert_eq!(counts, [200, 0, 100, 700]);
+        assert_eq!(s.peek(), f64::INFINITY);
+    }
+}
