@@ -184,7 +184,7 @@ fn evaluate(d: &Data, template: &str) -> Result<String, String> {
 /// One number of a kind, without its unit.
 fn number(kind: Kind, v: f64) -> String {
     match kind {
-        Kind::Value if v.fract() == 0.0 && v.abs() >= 1000.0 => grouped(v),
+        Kind::Value if v.fract() == 0.0 => grouped(v),
         Kind::Value => fmt(Some(v)),
         Kind::Ratio => format!("{v:.3}"),
         Kind::Change => {
