@@ -309,6 +309,35 @@ mod tests {
     }
 
     #[test]
+    fn intervals_are_drawn_as_whiskers_and_widen_the_axis() {
+        let (groups, series) = (names("w", 2), names("v", 2));
+        let values = vec![vec![Some(1.0), Some(2.0)], vec![Some(1.5), None]];
+        let paper = vec![vec![None, None]; 2];
+        let plain = figure(&groups, &series, &values, &paper, None);
+        let errors = vec![vec![Some((0.8, 1.2)), Some((1.5, 3.0))], vec![None, None]];
+        let with = Bars {
+            errors: &errors,
+            ..figure(&groups, &series, &values, &paper, None)
+        };
+        assert!(with.y_range().end > 3.0 && plain.y_range().end < 3.0);
+        // Vertical strokes inside the plot (the y axis is at its left edge): one per whisker.
+        let verticals = |svg: &str| {
+            svg.lines()
+                .filter_map(|l| l.split("points=\"").nth(1)?.split('"').next())
+                .filter(|p| {
+                    let xs: Vec<&str> = p
+                        .split_whitespace()
+                        .map(|xy| xy.split(',').next().unwrap())
+                        .collect();
+                    xs.len() == 2 && xs[0] == xs[1] && xs[0].parse::<u32>().unwrap() > 100
+                })
+                .count()
+        };
+        assert_eq!(verticals(&bars(&with)), 2);
+        assert_eq!(verticals(&bars(&plain)), 0);
+    }
+
+    #[test]
     fn a_far_outlier_is_cut_and_labelled_instead_of_flattening_the_rest() {
         let (groups, series) = (names("w", 4), names("v", 2));
         let mut values = vec![vec![Some(1.0), Some(0.8)]; 4];
