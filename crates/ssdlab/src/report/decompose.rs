@@ -105,14 +105,21 @@ pub(super) fn table(d: &Data, spec: &DecompositionSpec) -> Option<(Table, Vec<St
                     f64::INFINITY
                 }
             };
-            let larger = if off(ar) > off(dr) { "A" } else { "D" };
+            let (oa, od) = (off(ar), off(dr));
+            let larger = if (oa / od - 1.0).abs() < 0.15 {
+                "D and A miss about equally (within 15 % of each other, as ratios)"
+            } else if oa > od {
+                "A is the larger miss"
+            } else {
+                "D is the larger miss"
+            };
             let at = if key == "all" {
                 String::new()
             } else {
                 format!(" at {key}")
             };
             findings.push(format!(
-                "Decomposition, {scheme}{at}: ours ÷ paper is {dr:.2} for D ({:.1} % vs {:.1} %) and {ar:.2} for A ({ours_a:.2} vs {paper_a:.2}); {larger} is the larger miss.",
+                "Decomposition, {scheme}{at}: ours ÷ paper is {dr:.2} for D ({:.1} % vs {:.1} %) and {ar:.2} for A ({ours_a:.2} vs {paper_a:.2}); {larger}.",
                 mean[0], p.d
             ));
         }
@@ -247,4 +254,81 @@ fn row(
         fmt(Some(c[6])),
         fmt(Some(c[7])),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::{ExperimentSpec, Point, PointResult};
+
+    #[test]
+    fn d_a_and_coverage_come_from_the_runs() {
+        let spec: ExperimentSpec = toml::from_str(
+            r#"
+name = "t"
+title = "t"
+preset = "tiny"
+baseline = "base"
+[[workload]]
+name = "a"
+synth = "requests=10"
+[[variant]]
+name = "base"
+[[variant]]
+name = "opt"
+[[variant]]
+name = "s"
+[decomposition]
+optimal = "opt"
+schemes = ["s"]
+[decomposition.paper]
+s = { d = 40.0, gain = 20.0, blocked = 30.0, redirected = 15.0 }
+"#,
+        )
+        .unwrap();
+        let cal = crate::experiment::calibrate::Calibration::default();
+        let results: Vec<(Point, Option<PointResult>)> = spec
+            .points_with(std::path::Path::new("/x"), &cal)
+            .into_iter()
+            .map(|p| {
+                // B 100, O 80 (D 20 %), S 95 (G 5 %): A 0.25; 40 % blocked, 10 % redirected.
+                let mean = match p.variant.as_str() {
+                    "base" => 100.0,
+                    "opt" => 80.0,
+                    _ => 95.0,
+                };
+                let summary = serde_json::json!({
+                    "all": {"mean_us": mean},
+                    "read_requests_blocked_pct": 40.0,
+                    "read_requests_redirected_pct": 10.0,
+                    "reads_blocked": 50.0,
+                    "staging": {"redirected": 10.0, "misses": 30.0, "hits_without_copy": 5.0, "copy_busy": 5.0},
+                });
+                let r = PointResult {
+                    point: p.clone(),
+                    point_hash: String::new(),
+                    config_hash: String::new(),
+                    tool: String::new(),
+                    command: String::new(),
+                    summary,
+                    content_hash: String::new(),
+                };
+                (p, Some(r))
+            })
+            .collect();
+        let d = Data::new(&spec, &results);
+        let (t, notes) = table(&d, spec.decomposition.as_ref().unwrap()).unwrap();
+        let mean = t.rows.iter().find(|r| r[1].starts_with("mean")).unwrap();
+        assert_eq!(
+            mean[2..].to_vec(),
+            ["20.0", "5.000", "0.25", "40.0", "10.0", "0.25", "20.0", "60.0", "10.0", "10.0"]
+        );
+        let paper = t.rows.iter().find(|r| r[1] == "paper").unwrap();
+        assert_eq!((paper[4].as_str(), paper[7].as_str()), ("0.50", "0.50"));
+        // D 0.50 of the paper's, A 0.50: equal misses.
+        assert!(
+            notes[0].contains("0.50 for D") && notes[0].contains("miss about equally"),
+            "{notes:?}"
+        );
+    }
 }
