@@ -329,7 +329,7 @@ name = "s"
         let text = "{change read.mean_us s/base @a} and {change read.mean_us s/base @b}, {change read.mean_us s/base range}; {value read.mean_us s @a}, {below read.mean_us s/base @a}, {ratio read.mean_us s/base}, {value read.count base sum}";
         assert_eq!(
             render(&d, text).unwrap(),
-            "−15.0 % and +10.0 %, −15.0–+10.0 %; 85.0, 15.0 %, 0.975, 2,000"
+            "−15.0 % and +10.0 %, −15.0–+10.0 %; 85, 15.0 %, 0.975, 2,000"
         );
         for (bad, says) in [
             ("{change read.mean_us s}", "VARIANT/BASE"),
