@@ -31,6 +31,7 @@ def main(out):
     print(f"{len(ran['done'])} points run, {len(ran['skipped'])} already done")
     df = ssdlab.experiment.results(EXPERIMENT)
     df["cell"] = df["preset"].str.removeprefix("pe-suspension-")
+    # Mean over the runs (seeds) of each point.
     read = df.pivot_table(index=["cell", "workload"], columns="variant", values="read.mean_us")
     norm = read[VARIANTS].div(read["FIFO"], axis=0)
     print(norm.round(3).to_string())

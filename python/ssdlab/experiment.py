@@ -79,7 +79,9 @@ def _grid_value(text):
 def results(dir):
     """The experiment's points and their stored results as a DataFrame (needs pandas): one
     row per point with ``point``, ``workload``, ``variant``, the grid keys and the flattened
-    summary (empty where a point has no current result)."""
+    summary (empty where a point has no current result). An experiment with ``seeds = N``
+    has one row per run of a point; the summary's ``seed`` column tells them apart (average
+    over it for the reports' means)."""
     import pandas as pd
 
     rows = []
