@@ -275,30 +275,16 @@ mod tests {
 
     /// Two workloads × two seeds of `base` and `s`, read latency given per run.
     fn results(spec: &ExperimentSpec) -> Vec<(Point, Option<PointResult>)> {
-        let cal = crate::experiment::calibrate::Calibration::default();
-        spec.points_with(std::path::Path::new("/x"), &cal)
-            .into_iter()
-            .map(|p| {
-                let mean = match (p.workload.as_str(), p.variant.as_str(), p.replica) {
-                    ("a", "base", _) => 100.0,
-                    ("a", "s", 0) => 80.0,
-                    ("a", "s", _) => 90.0,
-                    ("b", "base", _) => 200.0,
-                    _ => 220.0,
-                };
-                let summary = serde_json::json!({"read": {"mean_us": mean, "count": 1000}});
-                let r = PointResult {
-                    point: p.clone(),
-                    point_hash: String::new(),
-                    config_hash: String::new(),
-                    tool: String::new(),
-                    command: String::new(),
-                    summary,
-                    content_hash: String::new(),
-                };
-                (p, Some(r))
-            })
-            .collect()
+        super::super::test_results(spec, |p| {
+            let mean = match (p.workload.as_str(), p.variant.as_str(), p.replica) {
+                ("a", "base", _) => 100.0,
+                ("a", "s", 0) => 80.0,
+                ("a", "s", _) => 90.0,
+                ("b", "base", _) => 200.0,
+                _ => 220.0,
+            };
+            serde_json::json!({"read": {"mean_us": mean, "count": 1000}})
+        })
     }
 
     #[test]

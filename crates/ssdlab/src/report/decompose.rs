@@ -259,7 +259,7 @@ fn row(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiment::{ExperimentSpec, Point, PointResult};
+    use crate::experiment::ExperimentSpec;
 
     #[test]
     fn d_a_and_coverage_come_from_the_runs() {
@@ -286,36 +286,21 @@ s = { d = 40.0, gain = 20.0, blocked = 30.0, redirected = 15.0 }
 "#,
         )
         .unwrap();
-        let cal = crate::experiment::calibrate::Calibration::default();
-        let results: Vec<(Point, Option<PointResult>)> = spec
-            .points_with(std::path::Path::new("/x"), &cal)
-            .into_iter()
-            .map(|p| {
-                // B 100, O 80 (D 20 %), S 95 (G 5 %): A 0.25; 40 % blocked, 10 % redirected.
-                let mean = match p.variant.as_str() {
-                    "base" => 100.0,
-                    "opt" => 80.0,
-                    _ => 95.0,
-                };
-                let summary = serde_json::json!({
-                    "all": {"mean_us": mean},
-                    "read_requests_blocked_pct": 40.0,
-                    "read_requests_redirected_pct": 10.0,
-                    "reads_blocked": 50.0,
-                    "staging": {"redirected": 10.0, "misses": 30.0, "hits_without_copy": 5.0, "copy_busy": 5.0},
-                });
-                let r = PointResult {
-                    point: p.clone(),
-                    point_hash: String::new(),
-                    config_hash: String::new(),
-                    tool: String::new(),
-                    command: String::new(),
-                    summary,
-                    content_hash: String::new(),
-                };
-                (p, Some(r))
+        // B 100, O 80 (D 20 %), S 95 (G 5 %): A 0.25; 40 % blocked, 10 % redirected.
+        let results = super::super::test_results(&spec, |p| {
+            let mean = match p.variant.as_str() {
+                "base" => 100.0,
+                "opt" => 80.0,
+                _ => 95.0,
+            };
+            serde_json::json!({
+                "all": {"mean_us": mean},
+                "read_requests_blocked_pct": 40.0,
+                "read_requests_redirected_pct": 10.0,
+                "reads_blocked": 50.0,
+                "staging": {"redirected": 10.0, "misses": 30.0, "hits_without_copy": 5.0, "copy_busy": 5.0},
             })
-            .collect();
+        });
         let d = Data::new(&spec, &results);
         let (t, notes) = table(&d, spec.decomposition.as_ref().unwrap()).unwrap();
         let mean = t.rows.iter().find(|r| r[1].starts_with("mean")).unwrap();

@@ -887,3 +887,28 @@ pub fn build(
         missing,
     })
 }
+
+/// Results for hand-built report tests: every point of `spec` with the summary `summary` gives
+/// it (sealed fields empty).
+#[cfg(test)]
+fn test_results(
+    spec: &ExperimentSpec,
+    summary: impl Fn(&Point) -> Value,
+) -> Vec<(Point, Option<PointResult>)> {
+    let cal = Calibration::default();
+    spec.points_with(std::path::Path::new("/x"), &cal)
+        .into_iter()
+        .map(|p| {
+            let r = PointResult {
+                point: p.clone(),
+                point_hash: String::new(),
+                config_hash: String::new(),
+                tool: String::new(),
+                command: String::new(),
+                summary: summary(&p),
+                content_hash: String::new(),
+            };
+            (p, Some(r))
+        })
+        .collect()
+}
