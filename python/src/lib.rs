@@ -258,6 +258,7 @@ fn fit(
             .map_err(|e| format!("fitting {path}: {e}"))?;
         let mut v = serde_json::to_value(&f).map_err(|e| e.to_string())?;
         v["choice"] = serde_json::to_value(&choice).map_err(|e| e.to_string())?;
+        v["failure"] = f.failure().into();
         Ok::<_, String>(v.to_string())
     })
 }

@@ -304,9 +304,9 @@ def fit(trace, requests=None, seed=1, rounds=6, format=None, force=False):
     ``spec`` (the ``--synth`` string: pass it as ``run(synth=...)``), ``arrivals`` (how each
     direction's arrival process was chosen), ``residuals`` (each fitted statistic, the
     trace's and the stand-in's), ``checks`` (the first-order statistics and process
-    parameters, each with its verdict ``ok``) and ``choice`` (with or without activity
-    envelopes). A stand-in that misses a check raises :class:`SsdlabError` naming the misses,
-    unless ``force=True``."""
+    parameters, each with its verdict ``ok``), ``choice`` (with or without activity envelopes)
+    and ``failure`` (what it misses, in words, or ``None``). A stand-in that misses a check
+    raises :class:`SsdlabError` naming the misses, unless ``force=True``."""
     f = json.loads(
         _ssdlab.fit(
             str(trace),
@@ -316,12 +316,8 @@ def fit(trace, requests=None, seed=1, rounds=6, format=None, force=False):
             _whole("rounds", rounds, high=1000),
         )
     )
-    misses = [c for c in f["checks"] if not c["ok"]]
-    if misses and not force:
-        named = "; ".join(f"{c['statistic']} (trace {c['trace']}, stand-in {c['stand_in']}, {c['bound']})" for c in misses)
-        raise SsdlabError(
-            f"fitting {trace}: the stand-in misses {len(misses)} of {len(f['checks'])} checks: {named}; pass force=True to get it anyway"
-        )
+    if f["failure"] and not force:
+        raise SsdlabError(f"fitting {trace}: {f['failure']}; pass force=True to get it anyway")
     return f
 
 

@@ -323,29 +323,7 @@ pub fn fit(a: FitArgs) -> Result<()> {
         ),
         _ => {}
     }
-    let misses = f.misses();
-    let failed = if misses.is_empty() {
-        String::new()
-    } else {
-        let list: Vec<String> = misses
-            .iter()
-            .map(|c| {
-                format!(
-                    "{} (trace {}, stand-in {}, {})",
-                    c.statistic,
-                    shown(c.trace),
-                    shown(c.stand_in),
-                    c.bound
-                )
-            })
-            .collect();
-        format!(
-            "the stand-in misses {} of {} checks: {}",
-            misses.len(),
-            f.checks.len(),
-            list.join("; ")
-        )
-    };
+    let failed = f.failure().unwrap_or_default();
     if !failed.is_empty() && !a.force {
         eprint!("{}", checks_table(&f)?);
         let stdin = if a.file == Path::new("-") {
@@ -419,17 +397,6 @@ pub fn fit(a: FitArgs) -> Result<()> {
     Ok(())
 }
 
-/// A number as a check shows it (a parameter check has no stand-in value).
-fn shown(v: f64) -> String {
-    if v.is_nan() {
-        "–".into()
-    } else if v.fract() == 0.0 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.4}")
-    }
-}
-
 /// The fit's checks, one per line with its verdict, then the overall verdict.
 fn checks_table(f: &fit::Fit) -> Result<String> {
     let mut e = String::new();
@@ -442,8 +409,8 @@ fn checks_table(f: &fit::Fit) -> Result<String> {
             e,
             "  {:<50} {:>9} {:>10}  {:<15} {}",
             c.statistic,
-            shown(c.trace),
-            shown(c.stand_in),
+            fit::shown(c.trace),
+            fit::shown(c.stand_in),
             c.bound,
             if c.ok { "ok" } else { "MISSED" }
         )?;

@@ -69,15 +69,20 @@ impl Estimate {
 
     /// `mean [low, high]`, or the mean alone from one run.
     pub fn shown(&self) -> String {
-        match self.interval() {
-            Some((lo, hi)) => format!(
-                "{} [{}, {}]",
-                fmt(Some(self.mean)),
-                fmt(Some(lo)),
-                fmt(Some(hi))
-            ),
-            None => fmt(Some(self.mean)),
-        }
+        with_interval(self.mean, Some(*self))
+    }
+}
+
+/// `value [low, high]` with `e`'s interval, or `value` alone without one.
+pub(super) fn with_interval(value: f64, e: Option<Estimate>) -> String {
+    match e.and_then(|e| e.interval()) {
+        Some((lo, hi)) => format!(
+            "{} [{}, {}]",
+            fmt(Some(value)),
+            fmt(Some(lo)),
+            fmt(Some(hi))
+        ),
+        None => fmt(Some(value)),
     }
 }
 
@@ -200,10 +205,7 @@ pub(super) fn claim_runs(values: &[&Vec<Vec<Option<f64>>>], s: usize) -> (Vec<f6
         .collect();
     let per_workload = values
         .iter()
-        .filter_map(|row| {
-            let have: Vec<f64> = row[s].iter().flatten().copied().collect();
-            Estimate::of(&have).map(|e| e.mean)
-        })
+        .filter_map(|row| super::estimate(&row[s]).map(|e| e.mean))
         .collect();
     (per_run, per_workload)
 }

@@ -3,7 +3,8 @@
 //! blocked read requests it redirects (coverage), and why it redirects no more — beside the
 //! paper's values, so a reader sees which factor a miss comes from.
 
-use super::{claims::Estimate, fmt, metric, Data, Table};
+use super::claims::{with_interval, Estimate};
+use super::{fmt, metric, Data, Table};
 use crate::experiment::DecompositionSpec;
 use serde_json::Value;
 
@@ -236,15 +237,11 @@ fn row(
     d_ci: Option<Estimate>,
     g_ci: Option<Estimate>,
 ) -> Vec<String> {
-    let with = |v: f64, e: Option<Estimate>| match e.and_then(|e| e.interval()) {
-        Some((lo, hi)) => format!("{} [{}, {}]", fmt(Some(v)), fmt(Some(lo)), fmt(Some(hi))),
-        None => fmt(Some(v)),
-    };
     vec![
         scheme.to_string(),
         label.to_string(),
-        with(c[0], d_ci),
-        with(c[1], g_ci),
+        with_interval(c[0], d_ci),
+        with_interval(c[1], g_ci),
         ratio(c[1], c[0]),
         fmt(Some(c[2])),
         fmt(Some(c[3])),

@@ -176,12 +176,7 @@ impl<'a> Data<'a> {
         grid: &BTreeMap<String, String>,
         variant: &str,
     ) -> Option<f64> {
-        let have: Vec<f64> = self
-            .values(f, workload, grid, variant)
-            .into_iter()
-            .flatten()
-            .collect();
-        Estimate::of(&have).map(|e| e.mean)
+        estimate(&self.values(f, workload, grid, variant)).map(|e| e.mean)
     }
 
     /// A compact label for figure axes: the workload and each grid value without the prefix

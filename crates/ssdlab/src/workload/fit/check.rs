@@ -26,9 +26,9 @@ pub const SIZE_SHARE: f64 = 0.10;
 pub struct Check {
     /// What is compared.
     pub statistic: String,
-    /// The workload's value.
+    /// The workload's value (for a parameter check, the limit the workload sets).
     pub trace: f64,
-    /// The stand-in's value (NaN for a parameter check).
+    /// The stand-in's value (for a parameter check, the parameter's).
     pub stand_in: f64,
     /// The bound it must meet, in words.
     pub bound: String,
@@ -43,6 +43,15 @@ fn within(statistic: String, trace: f64, stand_in: f64, tol: f64, bound: String)
         stand_in,
         ok: (stand_in - trace).abs() <= tol,
         bound,
+    }
+}
+
+/// A number as a check shows it: whole numbers without decimals.
+pub fn shown(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.4}")
     }
 }
 

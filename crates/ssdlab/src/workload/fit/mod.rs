@@ -16,7 +16,9 @@
 mod check;
 mod enveloped;
 
-pub use check::{Check, DURATION_SHARE, SIZE_SHARE, TENTH_FLOOR, TENTH_SHARE, WRITE_PCT_POINTS};
+pub use check::{
+    shown, Check, DURATION_SHARE, SIZE_SHARE, TENTH_FLOOR, TENTH_SHARE, WRITE_PCT_POINTS,
+};
 pub use enveloped::{envelopes, fit_enveloped, fit_workload, operational_profile, FitChoice};
 
 use super::profile::{
@@ -93,6 +95,32 @@ impl Fit {
     /// The checks that fail.
     pub fn misses(&self) -> Vec<&Check> {
         self.checks.iter().filter(|c| !c.ok).collect()
+    }
+
+    /// What the stand-in misses, in words (`None`: every check is met).
+    pub fn failure(&self) -> Option<String> {
+        let misses = self.misses();
+        if misses.is_empty() {
+            return None;
+        }
+        let list: Vec<String> = misses
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} (trace {}, stand-in {}, {})",
+                    c.statistic,
+                    check::shown(c.trace),
+                    check::shown(c.stand_in),
+                    c.bound
+                )
+            })
+            .collect();
+        Some(format!(
+            "the stand-in misses {} of {} checks: {}",
+            misses.len(),
+            self.checks.len(),
+            list.join("; ")
+        ))
     }
 }
 

@@ -74,15 +74,14 @@ impl ActivityCounter {
         // Whole counts that keep each direction's total (largest remainders).
         for d in 0..2 {
             let total: u64 = self.counts.iter().map(|c| c[d]).sum();
-            let mut rem: Vec<(usize, f64)> = Vec::with_capacity(k);
-            for (s, e) in exact.iter().enumerate() {
-                out[s][d] = e[d].floor() as u64;
-                rem.push((s, e[d] - e[d].floor()));
-            }
-            let short = total.saturating_sub(out.iter().map(|o| o[d]).sum());
-            rem.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
-            for (s, _) in rem.into_iter().take(short as usize) {
-                out[s][d] += 1;
+            let shares: Vec<f64> = exact.iter().map(|e| e[d]).collect();
+            if total > 0 {
+                for (o, n) in out
+                    .iter_mut()
+                    .zip(crate::workload::apportion(&shares, total))
+                {
+                    o[d] = n;
+                }
             }
         }
         out

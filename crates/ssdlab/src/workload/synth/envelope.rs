@@ -1,9 +1,10 @@
 //! An activity envelope: the relative request rate in each of K equal slices of a stream's
-//! span. The arrival process runs in its own ("operational") time; each arrival time is then
-//! mapped through the envelope's cumulative weight, so the slices receive requests in
-//! proportion to their weights (none in a slice of weight 0) while bursts keep their shape
-//! within a slice. Long idle spans, diurnal swings and week-long traces are modelled this way
-//! instead of by one ON/OFF pair stretched over the whole span.
+//! span. A process given one places its requests slice by slice in proportion to the weights
+//! (none in a slice of weight 0), its bursts keeping their shape within a slice (`side.rs`).
+//! Long idle spans, diurnal swings and week-long traces are modelled this way instead of by
+//! one ON/OFF pair stretched over the whole span. The envelope's cumulative weight also maps a
+//! workload's own times to "operational" time, where its activity is even ([`Warp`]), for the
+//! fit to model the processes there.
 
 use std::fmt;
 
@@ -96,7 +97,7 @@ impl fmt::Display for Envelope {
     }
 }
 
-/// An envelope's cumulative weight over a span: operational time ↔ real time.
+/// An envelope's cumulative weight over a span: real time → operational time.
 #[derive(Debug, Clone)]
 pub struct Warp {
     /// Cumulative share of the weight at each slice boundary (0 … 1).
@@ -105,33 +106,13 @@ pub struct Warp {
 }
 
 impl Warp {
-    fn slices(&self) -> f64 {
-        (self.cum.len() - 1) as f64
-    }
-
-    /// Real time of operational time `u` (past the span, time runs on unwarped).
-    pub fn real(&self, u: f64) -> f64 {
-        if u >= self.span || self.span <= 0.0 {
-            return u;
-        }
-        let x = (u / self.span).max(0.0);
-        // The slice whose cumulative range holds x (slices of weight 0 hold none).
-        let k = self
-            .cum
-            .partition_point(|&c| c <= x)
-            .clamp(1, self.cum.len() - 1)
-            - 1;
-        let (a, b) = (self.cum[k], self.cum[k + 1]);
-        let within = if b > a { (x - a) / (b - a) } else { 0.0 };
-        self.span * (k as f64 + within) / self.slices()
-    }
-
-    /// Operational time of real time `t`: the inverse of [`Warp::real`].
+    /// Operational time of real time `t`: the share of the weight before `t`, times the span
+    /// (past the span, time runs on unwarped).
     pub fn operational(&self, t: f64) -> f64 {
         if t >= self.span || self.span <= 0.0 {
             return t;
         }
-        let y = (t / self.span).max(0.0) * self.slices();
+        let y = (t / self.span).max(0.0) * (self.cum.len() - 1) as f64;
         let k = (y as usize).min(self.cum.len() - 2);
         let (a, b) = (self.cum[k], self.cum[k + 1]);
         self.span * (a + (y - k as f64) * (b - a))
@@ -143,19 +124,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn uniform_operational_time_fills_slices_by_weight() {
+    fn operational_time_runs_by_the_weight_of_each_slice() {
         let e = Envelope::parse("envelope", "1|0|3").unwrap();
         let w = e.warp(300.0);
-        let mut counts = [0u32; 3];
-        for i in 0..4000 {
-            let t = w.real(300.0 * (f64::from(i) + 0.5) / 4000.0);
-            counts[(t / 100.0) as usize] += 1;
+        // A quarter of the weight in the first slice, none in the second, the rest after.
+        for (t, u) in [
+            (0.0, 0.0),
+            (50.0, 37.5),
+            (100.0, 75.0),
+            (200.0, 75.0),
+            (250.0, 187.5),
+        ] {
+            assert!(
+                (w.operational(t) - u).abs() < 1e-9,
+                "{t}: {}",
+                w.operational(t)
+            );
         }
-        assert_eq!(counts, [1000, 0, 3000]);
-        for u in [0.0, 10.0, 74.9, 75.0, 200.0, 299.0] {
-            assert!((w.operational(w.real(u)) - u).abs() < 1e-9, "{u}");
-        }
-        assert_eq!(w.real(350.0), 350.0);
+        assert_eq!(w.operational(350.0), 350.0);
         assert_eq!(e.to_string(), "1|0|3");
     }
 

@@ -3,6 +3,7 @@
 
 use super::arrivals::{Arrival, Process};
 use super::envelope::Envelope;
+use crate::workload::apportion;
 use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -83,31 +84,6 @@ pub(super) struct Side {
     /// Probability that a request of this process is a read riding in a write batch.
     pub(super) reads: f64,
     placement: Option<Placement>,
-}
-
-/// `total` split over `weights` in proportion, rounded so the parts sum to `total` (largest
-/// remainders first).
-fn apportion(weights: &[f64], total: u64) -> Vec<u64> {
-    let sum: f64 = weights.iter().sum();
-    let exact: Vec<f64> = weights.iter().map(|w| w / sum * total as f64).collect();
-    let mut counts: Vec<u64> = exact.iter().map(|x| x.floor() as u64).collect();
-    let mut short = total.saturating_sub(counts.iter().sum());
-    let mut order: Vec<usize> = (0..weights.len()).collect();
-    order.sort_by(|&a, &b| {
-        (exact[b] - exact[b].floor())
-            .total_cmp(&(exact[a] - exact[a].floor()))
-            .then(a.cmp(&b))
-    });
-    for i in order {
-        if short == 0 {
-            break;
-        }
-        if weights[i] > 0.0 {
-            counts[i] += 1;
-            short -= 1;
-        }
-    }
-    counts
 }
 
 impl Side {
@@ -243,13 +219,6 @@ impl Side {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn apportioned_counts_sum_and_follow_the_weights() {
-        assert_eq!(apportion(&[1.0, 0.0, 3.0], 10), [3, 0, 7]);
-        assert_eq!(apportion(&[1.0, 1.0, 1.0], 10).iter().sum::<u64>(), 10);
-        assert_eq!(apportion(&[0.0, 2.0], 5), [0, 5]);
-    }
 
     #[test]
     fn a_placed_process_fills_each_slice_exactly_and_in_order() {
