@@ -11,6 +11,7 @@ use ssdlab::experiment::{
     collect, load_results, plan, run_job, run_points, ExperimentSpec, PointOutcome,
 };
 use ssdlab::sim::{RunOptions, Simulation};
+use ssdlab::workload::extend::{ExtendSpec, Extended};
 use ssdlab::workload::fit::FitOptions;
 use ssdlab::workload::synth::SynthSpec;
 use ssdlab::workload::trace::{self, TraceOptions, TraceReader};
@@ -60,7 +61,11 @@ fn build(preset: &str, scheme: Option<&str>, sets: &[String]) -> Result<Config, 
 
 /// What to replay.
 enum Source {
-    Trace { path: String, options: TraceOptions },
+    Trace {
+        path: String,
+        options: TraceOptions,
+        extend: Option<ExtendSpec>,
+    },
     Synth(Box<SynthSpec>),
 }
 
@@ -73,12 +78,28 @@ fn simulate(
 ) -> Result<(String, Option<String>), String> {
     let mut csv = want_requests.then(|| csv::Writer::from_writer(Vec::new()));
     let mut reader: Option<TraceReader> = None;
+    let mut extended: Option<Extended> = None;
     let mut synth;
     // precondition.pre_process reads the workload once before the run.
     let mut pre: Option<Box<ssdlab::workload::Requests>> = None;
     let want_pre = cfg.precondition.pre_process;
     let workload: &mut ssdlab::workload::Requests = match source {
-        Source::Trace { path, options } => {
+        Source::Trace {
+            path,
+            options,
+            extend: Some(spec),
+        } => {
+            let open = || {
+                let mut r = TraceReader::open(std::path::Path::new(&path), options.clone())
+                    .map_err(|e| e.to_string())?;
+                Extended::new(&mut r, &spec).map_err(|e| e.to_string())
+            };
+            if want_pre {
+                pre = Some(Box::new(open()?));
+            }
+            extended.insert(open()?)
+        }
+        Source::Trace { path, options, .. } => {
             let open = || {
                 TraceReader::open(std::path::Path::new(&path), options.clone())
                     .map_err(|e| e.to_string())
@@ -116,7 +137,7 @@ fn simulate(
 
 /// Runs one simulation (the GIL released meanwhile). Returns `(summary_json, requests_csv)`.
 #[pyfunction]
-#[pyo3(signature = (preset, scheme, sets, trace, synth, seed, verify, limit, format, time_unit, device, requests))]
+#[pyo3(signature = (preset, scheme, sets, trace, synth, seed, verify, limit, format, time_unit, device, requests, skip, extend))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -132,6 +153,8 @@ fn run(
     time_unit: Option<String>,
     device: Option<u32>,
     requests: bool,
+    skip: u64,
+    extend: Option<String>,
 ) -> PyResult<(String, Option<String>)> {
     detached(py, || {
         let cfg = build(&preset, scheme.as_deref(), &sets)?;
@@ -145,10 +168,19 @@ fn run(
                     format: format.as_deref().map(str::parse).transpose()?,
                     time_unit: time_unit.as_deref().map(str::parse).transpose()?,
                     limit,
+                    skip,
                     device,
                     ..TraceOptions::default()
                 },
+                extend: extend
+                    .as_deref()
+                    .map(str::parse)
+                    .transpose()
+                    .map_err(|e| format!("extend: {e}"))?,
             },
+            (None, Some(_)) if extend.is_some() || skip > 0 => {
+                return Err("extend= and skip= read a trace; give trace=, not synth=".into())
+            }
             (None, Some(spec)) => Source::Synth(Box::new(spec.parse()?)),
             _ => return Err("give exactly one of trace= or synth=".to_string()),
         };
@@ -182,10 +214,38 @@ fn synth(py: Python<'_>, spec: String, out: String) -> PyResult<(u64, String)> {
     })
 }
 
+/// `ssdlab trace extend`: the trace at `path` (format detected unless given) lengthened by the
+/// block bootstrap `spec`, written to `out` as MSR Cambridge CSV; returns the requests written.
+#[pyfunction]
+#[pyo3(signature = (path, format, spec, out))]
+fn extend(
+    py: Python<'_>,
+    path: String,
+    format: Option<String>,
+    spec: String,
+    out: String,
+) -> PyResult<u64> {
+    detached(py, || {
+        let spec: ExtendSpec = spec.parse()?;
+        let options = TraceOptions {
+            format: format.as_deref().map(str::parse).transpose()?,
+            ..TraceOptions::default()
+        };
+        let mut r =
+            TraceReader::open(std::path::Path::new(&path), options).map_err(|e| e.to_string())?;
+        let ext = Extended::new(&mut r, &spec).map_err(|e| e.to_string())?;
+        let file = std::fs::File::create(&out).map_err(|e| format!("cannot write {out}: {e}"))?;
+        let mut w = std::io::BufWriter::new(file);
+        ssdlab::workload::write_msr_csv(ext, &mut w)
+            .and_then(|n| std::io::Write::flush(&mut w).map(|()| n))
+            .map_err(|e| format!("writing {out}: {e}"))
+    })
+}
+
 /// The statistics of `source`, as `ssdlab trace stats` computes them.
 fn stats_of(source: Source) -> Result<trace::TraceStats, String> {
     match source {
-        Source::Trace { path, options } => {
+        Source::Trace { path, options, .. } => {
             let reader = TraceReader::open(std::path::Path::new(&path), options)
                 .map_err(|e| e.to_string())?;
             trace::stats(reader).map_err(|e| e.to_string())
@@ -204,6 +264,7 @@ fn whole_trace(path: String, format: Option<&str>) -> Result<Source, String> {
             format: format.map(str::parse).transpose()?,
             ..TraceOptions::default()
         },
+        extend: None,
     })
 }
 
@@ -410,6 +471,7 @@ fn _ssdlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(config, m)?)?;
     m.add_function(wrap_pyfunction!(synth, m)?)?;
+    m.add_function(wrap_pyfunction!(extend, m)?)?;
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;

@@ -22,6 +22,7 @@ __all__ = [
     "run",
     "sweep",
     "synth",
+    "extend",
     "trace_stats",
     "fit",
     "config",
@@ -110,6 +111,8 @@ def run(
     time_unit=None,
     device=None,
     requests=False,
+    skip=0,
+    extend=None,
 ):
     """Simulates one drive on one workload and returns a :class:`Result`.
 
@@ -117,7 +120,10 @@ def run(
     exactly one of trace (a file path; ``format``, ``time_unit``, ``limit``, ``device`` as the
     CLI's options) or synth (``"requests=1e4,write_ratio=0.5,iat_us=100"``); set: overrides,
     a dict or ``key=value`` strings; verify: check every read and the mapping invariants;
-    requests: keep per-request records for :meth:`Result.requests`.
+    requests: keep per-request records for :meth:`Result.requests`; skip: leave out the
+    trace's first requests (with ``limit``: any part of it, e.g. its second half); extend: the
+    trace lengthened by a block bootstrap (``"requests=1e6,seed=2"``, as ``ssdlab run
+    --extend``; see :func:`extend`).
     """
     summary_json, requests_csv = _ssdlab.run(
         preset,
@@ -132,6 +138,8 @@ def run(
         _text("time_unit", time_unit),
         _optional_whole("device", device, high=2**32 - 1),
         bool(requests),
+        _whole("skip", skip),
+        _text("extend", extend),
     )
     return Result(summary_json, requests_csv)
 
@@ -275,6 +283,17 @@ def synth(out, **spec):
         parts.append(f"{key}={value}")
     n, _format = _ssdlab.synth(",".join(parts), str(out))
     return n
+
+
+def extend(trace, out, requests, seed=1, format=None, **keys):
+    """``ssdlab trace extend``: writes ``trace`` lengthened to ``requests`` requests by a block
+    bootstrap of its own activity (busy periods, or windows with ``block="window",
+    window_ms=...``; also ``idle_ms``, ``min_block``) to ``out`` as MSR Cambridge CSV, the
+    written footprint growing as the trace's own; returns the requests written. The same
+    stream is ``run(trace=trace, extend="requests=...,seed=...")`` without the file."""
+    parts = [f"requests={_whole('requests', requests, low=1)}", f"seed={_whole('seed', seed)}"]
+    parts += [f"{k}={v}" for k, v in keys.items()]
+    return _ssdlab.extend(str(trace), _text("format", format), ",".join(parts), str(out))
 
 
 def trace_stats(trace=None, synth=None, format=None, as_frame=False):

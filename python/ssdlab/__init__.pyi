@@ -29,6 +29,8 @@ def run(
     time_unit: Optional[str] = ...,
     device: Optional[int] = ...,
     requests: bool = ...,
+    skip: int = ...,
+    extend: Optional[str] = ...,
 ) -> Result: ...
 class Failure:
     index: int
@@ -47,6 +49,14 @@ def sweep(
     errors: str = ...,
 ) -> SweepResults: ...
 def synth(out: Union[str, "os.PathLike[str]"], **spec: Any) -> int: ...
+def extend(
+    trace: Union[str, "os.PathLike[str]"],
+    out: Union[str, "os.PathLike[str]"],
+    requests: int,
+    seed: int = ...,
+    format: Optional[str] = ...,
+    **keys: Any,
+) -> int: ...
 def config(preset: str = ..., scheme: Optional[str] = ..., set: Sets = ...) -> Dict[str, Any]: ...
 def presets() -> Dict[str, str]: ...
 def schemes() -> Dict[str, Dict[str, str]]: ...

@@ -63,6 +63,59 @@ pub enum TraceCmd {
     /// Fit a synthetic stand-in to a trace: prints a `--synth` spec on one line (and the
     /// statistics it matches) that `run --synth`, `synth --spec` and experiments accept.
     Fit(FitArgs),
+    /// Lengthen a trace by a block bootstrap of its own activity (busy periods or windows
+    /// drawn with replacement, addresses shifted so the written footprint grows as the
+    /// trace's own); writes MSR Cambridge CSV.
+    Extend(ExtendArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ExtendArgs {
+    /// Trace file (plain or gzip; `-` reads standard input).
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub trace: TraceArgs,
+    /// Requests of the output.
+    #[arg(long)]
+    pub requests: u64,
+    /// Seed of the block draws.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Blocks: busy periods (split at idle gaps) or fixed windows.
+    #[arg(long, default_value = "busy", value_parser = ["busy", "window"])]
+    pub block: String,
+    /// A gap of at least this long ends a busy period (block busy), ms [default: 1].
+    #[arg(long)]
+    pub idle_ms: Option<f64>,
+    /// Fewest requests of a busy block [default: 0.5 % of the trace, at least 16].
+    #[arg(long)]
+    pub min_block: Option<u64>,
+    /// Window length (block window), ms.
+    #[arg(long)]
+    pub window_ms: Option<f64>,
+    /// Output CSV (MSR Cambridge format).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+impl ExtendArgs {
+    /// The flags as an extend spec (`run --extend` syntax).
+    pub fn spec(&self) -> String {
+        let mut s = format!(
+            "requests={},seed={},block={}",
+            self.requests, self.seed, self.block
+        );
+        for (k, v) in [
+            ("idle_ms", self.idle_ms.map(|x| x.to_string())),
+            ("min_block", self.min_block.map(|x| x.to_string())),
+            ("window_ms", self.window_ms.map(|x| x.to_string())),
+        ] {
+            if let Some(v) = v {
+                s += &format!(",{k}={v}");
+            }
+        }
+        s
+    }
 }
 
 #[derive(Args, Debug)]
@@ -143,9 +196,13 @@ pub struct TraceArgs {
     /// Unit of DiskSim-style timestamps (default: ms with a decimal point, else ns).
     #[arg(long, value_parser = ["s", "ms", "us", "ns", "auto"])]
     pub time_unit: Option<String>,
-    /// Use only the first N requests.
+    /// Use only the first N requests (after --skip).
     #[arg(long)]
     pub limit: Option<u64>,
+    /// Leave out the first N requests; times count from the first one kept (with --limit:
+    /// any part of a trace, e.g. its second half).
+    #[arg(long, default_value_t = 0)]
+    pub skip: u64,
     /// Keep only requests of this disk number / ASU / device.
     #[arg(long)]
     pub device: Option<u32>,
@@ -191,6 +248,11 @@ pub struct RunArgs {
     pub trace: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub trace_opts: TraceArgs,
+    /// Lengthen the trace by a block bootstrap (`ssdlab trace extend`), e.g.
+    /// requests=1e6,seed=2 (keys: requests, seed, block=busy|window, idle_ms, min_block,
+    /// window_ms).
+    #[arg(long, value_name = "SPEC", requires = "trace")]
+    pub extend: Option<String>,
     /// Synthetic workload instead of a trace, e.g. requests=1e5,write_ratio=0.6,size_kib=4|8,iat_us=50,footprint_gib=4,zipf=0.9
     #[arg(long, value_name = "SPEC")]
     pub synth: Option<String>,
@@ -337,6 +399,7 @@ impl TraceArgs {
                 " (the spec's requests=N sets the count)",
             ),
             ("--device", self.device.is_some(), ""),
+            ("--skip", self.skip > 0, ""),
             ("--format", self.format != "auto", ""),
             ("--time-unit", self.time_unit.is_some(), ""),
             ("--blk-action", self.blk_action.is_some(), ""),
@@ -365,6 +428,7 @@ impl TraceArgs {
                 .transpose()
                 .map_err(anyhow::Error::msg)?,
             limit: self.limit,
+            skip: self.skip,
             device: self.device,
             lenient: self.lenient,
             blk_action: self

@@ -32,6 +32,7 @@ use args::{Cli, Command, ConfigArgs, ConfigCmd, RunArgs, SynthArgs, TraceCmd};
 use clap::Parser;
 use ssdlab::config::{Config, ConfigBuilder, PRESETS};
 use ssdlab::sim::{RunOptions, Simulation};
+use ssdlab::workload::extend::{ExtendSpec, Extended};
 use ssdlab::workload::synth::SynthSpec;
 use ssdlab::workload::trace::TraceReader;
 use ssdlab::workload::Requests;
@@ -86,6 +87,9 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Trace {
             cmd: TraceCmd::Fit(a),
         } => trace_cmd::fit(a),
+        Command::Trace {
+            cmd: TraceCmd::Extend(a),
+        } => trace_cmd::extend(a),
         Command::Config {
             cmd: ConfigCmd::Show(a),
         } => {
@@ -203,11 +207,37 @@ fn run(a: RunArgs) -> Result<()> {
         full_versions: a.full_versions,
     };
     let mut reader: Option<TraceReader> = None;
+    let mut extended: Option<Extended> = None;
     let mut synth;
     let carries_content;
     // precondition.pre_process reads the workload once before the run.
     let mut pre_pass: Option<Box<Requests>> = None;
     let (workload, source, total): (&mut Requests, String, Total) = match (&a.trace, &a.synth) {
+        (Some(path), None) if a.extend.is_some() => {
+            let spec: ExtendSpec = a
+                .extend
+                .as_deref()
+                .unwrap_or_default()
+                .parse()
+                .map_err(anyhow::Error::msg)
+                .context("--extend")?;
+            let open = || -> Result<Extended> {
+                let mut r = TraceReader::open(path, a.trace_opts.options()?)?;
+                Ok(Extended::new(&mut r, &spec)?)
+            };
+            if cfg.precondition.pre_process {
+                if path.as_os_str() == "-" {
+                    anyhow::bail!("--extend with precondition.pre_process reads the trace twice: give a file, not standard input");
+                }
+                pre_pass = Some(Box::new(open()?));
+            }
+            carries_content = false;
+            (
+                extended.insert(open()?),
+                format!("{} extended: {spec}", path.display()),
+                Total::Requests(spec.requests),
+            )
+        }
         (Some(path), None) => {
             if cfg.precondition.pre_process && path.as_os_str() != "-" {
                 pre_pass = Some(Box::new(TraceReader::open(path, a.trace_opts.options()?)?));

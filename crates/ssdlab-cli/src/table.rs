@@ -156,8 +156,8 @@ pub fn render(s: &Summary, cfg: &Config) -> String {
     if let Some(c) = &s.trace {
         let _ = writeln!(
             o,
-            "trace: {} lines, {} requests; skipped {} malformed, {} framing, {} zero-size, {} other devices; {} timestamps clamped",
-            c.lines, c.requests, c.skipped_malformed, c.skipped_framing, c.skipped_zero_size, c.filtered_device, c.clamped_timestamps
+            "trace: {} lines, {} requests; skipped {} malformed, {} framing, {} zero-size, {} other devices{}; {} timestamps clamped",
+            c.lines, c.requests, c.skipped_malformed, c.skipped_framing, c.skipped_zero_size, c.filtered_device, c.skip_note(), c.clamped_timestamps
         );
     }
     let _ = writeln!(

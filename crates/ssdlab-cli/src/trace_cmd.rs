@@ -1,8 +1,9 @@
-//! `ssdlab trace stats` and `ssdlab trace fit`.
+//! `ssdlab trace stats`, `ssdlab trace fit` and `ssdlab trace extend`.
 
-use crate::args::{FitArgs, StatsArgs};
+use crate::args::{ExtendArgs, FitArgs, StatsArgs};
 use anyhow::{Context, Result};
 use ssdlab::experiment::WorkloadRef;
+use ssdlab::workload::extend::{ExtendSpec, Extended};
 use ssdlab::workload::fit::{self, FitOptions};
 use ssdlab::workload::profile::{Percentiles, Profile, SizeShare};
 use ssdlab::workload::synth::SynthSpec;
@@ -21,7 +22,9 @@ fn idle_report(a: &StatsArgs) -> Result<Option<serde_json::Value>> {
             path: path.clone(),
             format: (a.trace.format != "auto").then(|| a.trace.format.clone()),
             limit: a.trace.limit,
+            skip: a.trace.skip,
             device: a.trace.device,
+            extend: None,
         },
         (None, Some(spec)) => WorkloadRef::Synth { spec: spec.clone() },
         (None, None) => anyhow::bail!("give a trace file or --synth SPEC"),
@@ -111,8 +114,8 @@ pub fn stats(a: StatsArgs) -> Result<()> {
     let c = &s.counts;
     writeln!(
         o,
-        "skipped lines      {} framing, {} malformed, {} zero-size, {} other devices; {} timestamps clamped",
-        c.skipped_framing, c.skipped_malformed, c.skipped_zero_size, c.filtered_device, c.clamped_timestamps
+        "skipped lines      {} framing, {} malformed, {} zero-size, {} other devices{}; {} timestamps clamped",
+        c.skipped_framing, c.skipped_malformed, c.skipped_zero_size, c.filtered_device, c.skip_note(), c.clamped_timestamps
     )?;
     write_profile(&mut o, &s.profile)?;
     if let Some(idle) = &idle {
@@ -426,4 +429,28 @@ fn checks_table(f: &fit::Fit) -> Result<String> {
         }
     )?;
     Ok(e)
+}
+
+/// `ssdlab trace extend`: the block bootstrap written as MSR Cambridge CSV.
+pub fn extend(a: ExtendArgs) -> Result<()> {
+    crate::output::check_distinct(&[("TRACE", &a.file)], &[("--out", &a.out)])?;
+    let spec: ExtendSpec = a.spec().parse().map_err(anyhow::Error::msg)?;
+    let mut reader = TraceReader::open(&a.file, a.trace.options()?)?;
+    let ext = Extended::new(&mut reader, &spec)
+        .with_context(|| format!("extending {}", a.file.display()))?;
+    let blocks = ext.blocks();
+    let mut out = std::io::BufWriter::new(crate::output::create(&a.out)?);
+    let what = || format!("writing {}", a.out.display());
+    let n = ssdlab::workload::write_msr_csv(ext, &mut out).with_context(what)?;
+    crate::output::commit(
+        out.into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(what)?,
+    )?;
+    eprintln!(
+        "wrote {n} requests to {} (MSR Cambridge CSV): {spec}, {blocks} blocks of {} source requests",
+        a.out.display(),
+        reader.counts.requests
+    );
+    Ok(())
 }

@@ -3,6 +3,7 @@
 
 mod cli;
 mod experiment;
+mod extend;
 mod fit_checks;
 mod hostile;
 mod outputs;

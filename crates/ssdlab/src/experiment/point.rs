@@ -5,6 +5,7 @@ use super::{io_err, ExperimentError};
 use crate::config::{Config, ConfigBuilder};
 use crate::metrics::Summary;
 use crate::sim::{RunOptions, Simulation};
+use crate::workload::extend::{ExtendSpec, Extended};
 use crate::workload::synth::SynthSpec;
 use crate::workload::trace::{TraceOptions, TraceReader};
 use crate::workload::Requests;
@@ -24,10 +25,17 @@ pub enum WorkloadRef {
         path: PathBuf,
         /// Format name, or detect.
         format: Option<String>,
-        /// First N requests only.
+        /// First N requests only (after `skip`).
         limit: Option<u64>,
+        /// Leave out the first N requests; absent from the identity when 0.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        skip: u64,
         /// Device filter.
         device: Option<u32>,
+        /// Lengthened by a block bootstrap (`trace extend` spec); absent from the identity
+        /// when not.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        extend: Option<String>,
     },
     /// A synthetic specification.
     Synth {
@@ -48,7 +56,9 @@ impl WorkloadRef {
                 },
                 format: w.format.clone().filter(|f| f != "auto"),
                 limit: w.limit,
+                skip: w.skip,
                 device: w.device,
+                extend: w.extend.clone(),
             },
             (None, Some(s)) => WorkloadRef::Synth { spec: s.clone() },
             (None, None) => WorkloadRef::Synth {
@@ -58,9 +68,35 @@ impl WorkloadRef {
     }
 
     /// The source of run `replica` of a point: a synthetic workload draws its stream from
-    /// its own seed plus `replica` (its `seed` key, 1 when absent); a trace is the same file.
+    /// its own seed plus `replica` (its `seed` key, 1 when absent), and so does an extended
+    /// trace's bootstrap; a trace is the same file.
     pub fn replica(self, replica: u32) -> Self {
         match self {
+            WorkloadRef::Trace {
+                path,
+                format,
+                limit,
+                skip,
+                device,
+                extend: Some(e),
+            } if replica > 0 => {
+                let extend = match e.parse::<ExtendSpec>() {
+                    Ok(mut spec) => {
+                        spec.seed = spec.seed.wrapping_add(u64::from(replica));
+                        spec.to_string()
+                    }
+                    // Running it reports the error.
+                    Err(_) => e,
+                };
+                WorkloadRef::Trace {
+                    path,
+                    format,
+                    limit,
+                    skip,
+                    device,
+                    extend: Some(extend),
+                }
+            }
             WorkloadRef::Synth { spec } if replica > 0 => {
                 // A spec that does not parse is left as is: running it reports the error.
                 let Ok(parsed) = spec.parse::<SynthSpec>() else {
@@ -92,7 +128,9 @@ impl WorkloadRef {
                 path,
                 format,
                 limit,
+                skip,
                 device,
+                extend,
             } => {
                 let mut f = std::fs::File::open(path).map_err(io_err(path))?;
                 // Only a regular file has contents that can be hashed and replayed the same way
@@ -112,11 +150,21 @@ impl WorkloadRef {
                     h.update(&buf[..n]);
                 }
                 h.update(format!("{format:?}|{limit:?}|{device:?}").as_bytes());
+                if *skip > 0 {
+                    h.update(format!("|skip {skip}").as_bytes());
+                }
+                if let Some(e) = extend {
+                    h.update(format!("|extend {e}").as_bytes());
+                }
             }
             WorkloadRef::Synth { spec } => h.update(spec.as_bytes()),
         }
         Ok(hex(&h.finalize()[..8]))
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn is_first(r: &u32) -> bool {
@@ -267,11 +315,19 @@ impl Point {
                 path,
                 format,
                 limit,
+                skip,
                 device,
+                extend,
             } => {
                 c.push_str(&format!(" --trace {}", path.display()));
+                if let Some(e) = extend {
+                    c.push_str(&format!(" --extend '{e}'"));
+                }
                 if let Some(f) = format {
                     c.push_str(&format!(" --format {f}"));
+                }
+                if *skip > 0 {
+                    c.push_str(&format!(" --skip {skip}"));
                 }
                 if let Some(l) = limit {
                     c.push_str(&format!(" --limit {l}"));
@@ -316,7 +372,9 @@ impl Point {
                 path,
                 format,
                 limit,
+                skip,
                 device,
+                extend,
             } => {
                 let format = format
                     .as_deref()
@@ -326,24 +384,43 @@ impl Point {
                 let topts = TraceOptions {
                     format,
                     limit: *limit,
+                    skip: *skip,
                     device: *device,
                     ..Default::default()
                 };
                 let open =
                     || TraceReader::open(path, topts.clone()).map_err(|e| fail(e.to_string()));
-                let mut pre = cfg.precondition.pre_process.then(open).transpose()?;
-                let mut reader = open()?;
-                let s = Simulation::build(
-                    &cfg,
-                    opts,
-                    &mut reader,
-                    pre.as_mut().map(|r| r as &mut Requests),
-                    &|_, _| {},
-                )
-                .and_then(Simulation::run);
-                let mut s = s.map_err(|e| fail(e.to_string()))?;
-                s.trace = Some(reader.counts.clone());
-                s
+                if let Some(e) = extend {
+                    // The bootstrap reads the trace whole; its counts are not the run's.
+                    let spec: ExtendSpec = e.parse().map_err(fail)?;
+                    let extended =
+                        || Extended::new(&mut open()?, &spec).map_err(|e| fail(e.to_string()));
+                    let mut pre = cfg.precondition.pre_process.then(extended).transpose()?;
+                    let mut ext = extended()?;
+                    let s = Simulation::build(
+                        &cfg,
+                        opts,
+                        &mut ext,
+                        pre.as_mut().map(|r| r as &mut Requests),
+                        &|_, _| {},
+                    )
+                    .and_then(Simulation::run);
+                    s.map_err(|e| fail(e.to_string()))?
+                } else {
+                    let mut pre = cfg.precondition.pre_process.then(open).transpose()?;
+                    let mut reader = open()?;
+                    let s = Simulation::build(
+                        &cfg,
+                        opts,
+                        &mut reader,
+                        pre.as_mut().map(|r| r as &mut Requests),
+                        &|_, _| {},
+                    )
+                    .and_then(Simulation::run);
+                    let mut s = s.map_err(|e| fail(e.to_string()))?;
+                    s.trace = Some(reader.counts.clone());
+                    s
+                }
             }
             WorkloadRef::Synth { spec } => {
                 let spec: SynthSpec = spec.parse().map_err(fail)?;

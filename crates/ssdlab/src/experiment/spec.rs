@@ -185,12 +185,20 @@ pub struct WorkloadSpec {
     /// Synthetic spec (as `ssdlab run --synth`) instead of a trace.
     #[serde(default)]
     pub synth: Option<String>,
+    /// The trace lengthened by a block bootstrap (as `ssdlab run --extend`, e.g.
+    /// `requests=1000000,seed=2`); each seed of the experiment adds to its seed.
+    #[serde(default)]
+    pub extend: Option<String>,
     /// Trace format (`auto` if absent).
     #[serde(default)]
     pub format: Option<String>,
-    /// Use only the first N requests.
+    /// Use only the first N requests (after `skip`).
     #[serde(default)]
     pub limit: Option<u64>,
+    /// Leave out the first N requests (with `limit`: any part of a trace, e.g. its second
+    /// half).
+    #[serde(default)]
+    pub skip: u64,
     /// Keep only this device / disk / ASU.
     #[serde(default)]
     pub device: Option<u32>,
@@ -356,6 +364,16 @@ impl ExperimentSpec {
                     "workload `{}`: give exactly one of `trace` and `synth`",
                     w.name
                 ));
+            }
+            if let Some(e) = &w.extend {
+                if w.trace.is_none() {
+                    return Err(format!(
+                        "workload `{}`: `extend` lengthens a trace; give `trace`",
+                        w.name
+                    ));
+                }
+                e.parse::<crate::workload::extend::ExtendSpec>()
+                    .map_err(|why| format!("workload `{}`: {why}", w.name))?;
             }
         }
         if let Some(b) = &self.baseline {
@@ -779,7 +797,9 @@ set = ["sched.policy=rps"]
                 path: "/exp/x.csv".into(),
                 format: None,
                 limit: None,
-                device: None
+                skip: 0,
+                device: None,
+                extend: None
             }
         );
     }

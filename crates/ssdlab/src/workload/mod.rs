@@ -1,5 +1,6 @@
 //! Workloads: streaming trace readers and the seeded synthetic generator.
 
+pub mod extend;
 pub mod fit;
 pub mod profile;
 pub mod synth;
@@ -40,6 +41,32 @@ impl Request {
 
 /// Any source of requests (trace reader or generator).
 pub type Requests<'a> = dyn Iterator<Item = Result<Request, trace::TraceError>> + 'a;
+
+/// Writes a stream as MSR Cambridge CSV (hostname `synth`, disk 0, response 0; times from
+/// 2007-02-22 like the MSR traces); returns the requests written.
+///
+/// # Errors
+/// I/O errors of `out`, or the stream's own first error.
+pub fn write_msr_csv<E: std::fmt::Display>(
+    requests: impl Iterator<Item = Result<Request, E>>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<u64> {
+    let base: u64 = 128_166_372_000_000_000;
+    let mut n = 0;
+    for r in requests {
+        let r = r.map_err(|e| std::io::Error::other(e.to_string()))?;
+        let op = if r.op == IoOp::Read { "Read" } else { "Write" };
+        writeln!(
+            out,
+            "{},synth,0,{op},{},{},0",
+            base + r.time_ns / 100,
+            r.offset_bytes,
+            r.size_bytes
+        )?;
+        n += 1;
+    }
+    Ok(n)
+}
 
 /// `total` split over `weights` in proportion, rounded so the parts sum to `total` (largest
 /// remainders first).

@@ -89,7 +89,9 @@ fn idle_calibration_lands_within_two_points_of_the_target() {
         path: crate::trace_path("financial1_2k.spc"),
         format: None,
         limit: None,
+        skip: 0,
         device: None,
+        extend: None,
     };
     for preset in ["pe-suspension-slc", "pe-suspension-mlc"] {
         let (best, _) = ssdlab::calibrate::scale_for_idle(preset, &[], &source, 1, 70.0).unwrap();

@@ -484,26 +484,12 @@ pub struct Synth {
 }
 
 impl Synth {
-    /// Writes the whole stream as MSR Cambridge CSV (hostname `synth`, disk 0, response 0).
+    /// Writes the whole stream as MSR Cambridge CSV ([`crate::workload::write_msr_csv`]).
     ///
     /// # Errors
     /// I/O errors of `out`.
     pub fn write_msr_csv(self, out: &mut dyn Write) -> std::io::Result<u64> {
-        let base: u64 = 128_166_372_000_000_000; // 2007-02-22, like the MSR traces
-        let mut n = 0;
-        for r in self {
-            let r = r.expect("the generator does not fail");
-            let op = if r.op == IoOp::Read { "Read" } else { "Write" };
-            writeln!(
-                out,
-                "{},synth,0,{op},{},{},0",
-                base + r.time_ns / 100,
-                r.offset_bytes,
-                r.size_bytes
-            )?;
-            n += 1;
-        }
-        Ok(n)
+        crate::workload::write_msr_csv(self, out)
     }
 
     /// Writes the whole stream in FIU IODedup format (`ts_ns pid process lba sectors R|W major

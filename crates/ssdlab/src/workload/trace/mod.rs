@@ -73,6 +73,12 @@ pub enum TraceError {
         /// The file.
         path: PathBuf,
     },
+    /// A trace extension (`trace extend`) cannot go on.
+    #[error("trace extend: {why}")]
+    Extend {
+        /// What stops it.
+        why: String,
+    },
     /// An address beyond the logical capacity with `ftl.out_of_range = "error"`.
     #[error("request {index}: bytes {offset}..{end} are beyond the logical capacity of {capacity} bytes (ftl.out_of_range = \"error\"; use \"wrap\" to fold them)")]
     OutOfRange {
@@ -87,6 +93,16 @@ pub enum TraceError {
     },
 }
 
+impl TraceCounts {
+    /// `", N by --skip"` when requests were left out at the start, else nothing.
+    pub fn skip_note(&self) -> String {
+        match self.skipped_head {
+            0 => String::new(),
+            n => format!(", {n} by --skip"),
+        }
+    }
+}
+
 /// Options of a trace reader.
 #[derive(Debug, Clone, Default)]
 pub struct TraceOptions {
@@ -96,12 +112,19 @@ pub struct TraceOptions {
     pub time_unit: Option<TimeUnit>,
     /// Stop after this many requests.
     pub limit: Option<u64>,
+    /// Leave out the first N requests (after the device filter); times then count from the
+    /// first request kept.
+    pub skip: u64,
     /// Keep only requests of this device / disk / ASU.
     pub device: Option<u32>,
     /// Skip malformed lines (counted) instead of stopping.
     pub lenient: bool,
     /// blkparse events that become requests (default D).
     pub blk_action: Option<BlkAction>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// What the reader saw, for reports.
@@ -119,6 +142,9 @@ pub struct TraceCounts {
     pub skipped_zero_size: u64,
     /// Requests of other devices dropped by the device filter.
     pub filtered_device: u64,
+    /// Requests left out at the start (`skip`; absent from JSON when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skipped_head: u64,
     /// Timestamps earlier than the previous one, clamped to it.
     pub clamped_timestamps: u64,
     /// The longest gap between consecutive arrivals: (gap ns, 1-based line of the later
@@ -411,6 +437,10 @@ impl TraceReader {
                 self.refuse(line_no, "offset", expected, rec.offset_bytes.to_string())?;
                 continue;
             }
+            if self.counts.skipped_head < self.opts.skip {
+                self.counts.skipped_head += 1;
+                continue;
+            }
             let first = *self.first_ns.get_or_insert(rec.time_ns);
             // Before the first record's time or the previous one's: clamped (and counted).
             let since = rec.time_ns.checked_sub(first);
@@ -480,6 +510,7 @@ impl TraceReader {
         let mut parts = vec![format!("{} line(s) read", c.lines)];
         for (n, what) in [
             (c.filtered_device, "of other devices than --device"),
+            (c.skipped_head, "left out by --skip"),
             (c.skipped_zero_size, "of size 0"),
             (c.skipped_malformed, "malformed (skipped by --lenient)"),
             (c.skipped_framing, "not records (blank, comments, headers)"),
