@@ -179,6 +179,27 @@ def test_synth_writes_a_trace_that_replays_like_the_inline_spec(tmp_path):
         ssdlab.synth(tmp_path / "bad.csv", requests=10, write_ratio=2)
 
 
+def test_extend_writes_the_stream_run_replays_and_matches_the_cli(tmp_path):
+    out, cli_out = tmp_path / "long.csv", tmp_path / "cli.csv"
+    n = ssdlab.extend(TRACE, out, requests=9000, seed=2)
+    assert n == 9000 and len(out.read_text().splitlines()) == 9000
+    subprocess.run([cli(), "trace", "extend", str(TRACE), "--requests", "9000", "--seed", "2",
+                    "--out", str(cli_out)], capture_output=True, check=True)
+    assert out.read_text() == cli_out.read_text()
+    from_file = ssdlab.run(preset="hotr", trace=out, format="msr")
+    inline = ssdlab.run(preset="hotr", trace=TRACE, extend="requests=9000,seed=2")
+    for op in ("read", "write"):
+        a, b = from_file.summary[op], inline.summary[op]
+        assert a["count"] == b["count"] > 0
+        assert abs(a["mean_us"] - b["mean_us"]) < 1e-3 * b["mean_us"], op
+    half = ssdlab.run(preset="tiny", trace=TRACE, skip=3508, limit=3508)
+    assert half.summary["requests"] == 3508
+    with pytest.raises(ssdlab.SsdlabError, match="unknown key `blocks`"):
+        ssdlab.extend(TRACE, tmp_path / "bad.csv", requests=10, blocks=3)
+    with pytest.raises(ssdlab.SsdlabError, match="give trace="):
+        ssdlab.run(preset="tiny", synth="requests=10", extend="requests=5")
+
+
 def test_trace_stats_and_fit_match_the_cli():
     stats = ssdlab.trace_stats(trace=TRACE)
     out = json.loads(subprocess.run([cli(), "trace", "stats", "--json", str(TRACE)],

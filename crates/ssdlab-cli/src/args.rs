@@ -87,7 +87,7 @@ pub struct ExtendArgs {
     /// A gap of at least this long ends a busy period (block busy), ms [default: 1].
     #[arg(long)]
     pub idle_ms: Option<f64>,
-    /// Fewest requests of a busy block [default: 0.5 % of the trace, at least 16].
+    /// Fewest requests of a busy block [default: 5 % of the trace, at least 16].
     #[arg(long)]
     pub min_block: Option<u64>,
     /// Window length (block window), ms.

@@ -6,24 +6,30 @@
 //! (empty ones included, so idle time is drawn too) — and blocks are drawn with replacement
 //! until `requests` requests are out. Inside a block everything is the trace's own: gaps,
 //! addresses, sizes, directions, so re-reads, reads after writes and bursts inside a block are
-//! kept. A busy block brings the idle gap that preceded it in the trace.
+//! kept. A busy block brings the idle time that followed it in the trace (busy period and
+//! idle period together, a cycle of the trace's activity), so a burst keeps the time the trace
+//! gave the drive to drain it.
 //!
 //! Addresses are remapped per copy ("epoch") so the footprint (distinct pages read or
-//! written) grows as the trace's own does: epoch 0 is the trace's own addresses; in epoch `e > 0` each 1 MiB chunk of the
-//! trace's space is given a fresh chunk past the end of the trace's span on first use (so
-//! sequential runs and re-reads inside a chunk stay as they are, and the address space grows
-//! only by the data added; a request crossing a chunk's end runs on into the fresh chunk after
-//! its own). The footprint's target: the target after `n` requests is the trace's
-//! distinct pages after `n` requests, and past the trace's length its growth over
-//! its second half continued linearly. A block drawn while the output's footprint is behind
-//! the target goes to the lowest epoch it has not been drawn in (new pages); otherwise to the
-//! latest epoch it was drawn in (pages already touched: a repeat, with its re-reads), or,
-//! never drawn, the latest epoch. Counting reads as well as writes keeps the share of re-reads
-//! near the trace's: repeats are drawn as often as the trace revisits its own pages.
+//! written) grows as the trace's own does, while the pages the trace keeps coming back to stay
+//! where they are. Epoch 0 is the trace's own addresses. In an epoch `e > 0`, a block's own
+//! requests — those whose first page the trace first touched in that block — go to fresh
+//! addresses: each 1 MiB chunk they touch is given a fresh chunk past the end of the trace's
+//! span on first use (sequential runs and re-reads inside the block stay as they are; a
+//! request crossing a chunk's end runs on into the fresh chunk after its own). Revisits of
+//! pages an earlier block first touched (the trace's lasting hot set) keep their addresses in
+//! every epoch.
 //!
-//! Memory: 24 bytes per request of the source trace, plus the distinct pages and the
-//! remapped chunks of the output (refused past [`MAX_OUTPUT_PAGES`]); the output itself is streamed. Content
-//! fingerprints (FIU IODedup) are not carried: an extended trace has none.
+//! The footprint's target after `n` requests is the trace's distinct pages after `n`
+//! requests, and past the trace's length its growth over its second half continued linearly.
+//! A block drawn while the output's footprint is behind the target goes to the lowest epoch it
+//! has not been drawn in (new pages); otherwise to the latest epoch it was drawn in (a repeat,
+//! with its re-reads), or, never drawn, the latest epoch.
+//!
+//! Memory: 24 bytes per request of the source trace (and its distinct pages while it is read),
+//! plus the distinct pages and remapped chunks of the output (refused past
+//! [`MAX_OUTPUT_PAGES`]); the output is streamed. Content fingerprints (FIU IODedup) are not
+//! carried: an extended trace has none.
 
 use super::trace::TraceError;
 use super::{IoOp, Request, Requests};
@@ -52,7 +58,7 @@ pub enum BlockRule {
     Busy {
         /// Gap that ends a busy period, ms.
         idle_ms: f64,
-        /// Fewest requests of a block (`None`: 0.5 % of the trace, at least 16); a block with
+        /// Fewest requests of a block (`None`: 5 % of the trace, at least 16); a block with
         /// four times as many ends without an idle gap.
         min_block: Option<u64>,
     },
@@ -346,31 +352,29 @@ fn cut(raw: &[(u64, u64, u32, bool)], rule: BlockRule) -> Result<Vec<Block>, Str
     match rule {
         BlockRule::Busy { idle_ms, min_block } => {
             let idle_ns = (idle_ms * 1e6) as u64;
-            let min = min_block.unwrap_or(((n as u64) / 200).max(16)) as usize;
+            let min = min_block.unwrap_or(((n as u64) / 20).max(16)) as usize;
             let mut start = 0;
             for i in 1..=n {
                 let len = i - start;
                 if i == n || raw[i].0 - raw[i - 1].0 >= idle_ns && len >= min || len >= 4 * min {
-                    let lead = if start == 0 {
-                        0
-                    } else {
-                        raw[start].0 - raw[start - 1].0
-                    };
+                    // A block runs to the next block's first request: its busy period and the
+                    // idle time the trace gave the drive after it.
+                    let end = raw.get(i).map_or(raw[i - 1].0, |r| r.0);
                     blocks.push(Block {
                         start,
-                        len: i - start,
-                        lead_ns: lead,
-                        dur_ns: lead + raw[i - 1].0 - raw[start].0,
+                        len,
+                        lead_ns: 0,
+                        dur_ns: end - raw[start].0,
                     });
                     start = i;
                 }
             }
-            // The first block brings the mean of the others' leading gaps.
+            // The last block's idle time: the mean of the others'.
             if blocks.len() > 1 {
-                let lead =
-                    blocks[1..].iter().map(|b| b.lead_ns).sum::<u64>() / (blocks.len() as u64 - 1);
-                blocks[0].lead_ns = lead;
-                blocks[0].dur_ns += lead;
+                let idle = |b: &Block| b.dur_ns - (raw[b.start + b.len - 1].0 - raw[b.start].0);
+                let k = blocks.len() - 1;
+                let mean = blocks[..k].iter().map(idle).sum::<u64>() / k as u64;
+                blocks[k].dur_ns += mean;
             }
         }
         BlockRule::Window { window_ms } => {
