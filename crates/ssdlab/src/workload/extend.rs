@@ -14,11 +14,12 @@
 //! written) grows as the trace's own does, while the pages the trace keeps coming back to stay
 //! where they are. Epoch 0 is the trace's own addresses. In an epoch `e > 0`, a block's own
 //! requests — those whose first page the trace first touched in that block — go to fresh
-//! addresses: each 1 MiB chunk they touch is given a fresh chunk past the end of the trace's
-//! span on first use (sequential runs and re-reads inside the block stay as they are; a
-//! request crossing a chunk's end runs on into the fresh chunk after its own). Revisits of
-//! pages an earlier block first touched (the trace's lasting hot set) keep their addresses in
-//! every epoch.
+//! pages past the end of the trace's span, allocated in order of first use: a request whose
+//! first page has not moved in the epoch takes a run of fresh pages for all its pages, so
+//! sequential runs and re-reads inside the block stay as they are and the address space grows
+//! only by the data added (a request overlapping another's moved pages at an offset follows its
+//! own first page). Revisits of pages an earlier block first touched (the trace's lasting hot
+//! set) keep their addresses in every epoch.
 //!
 //! The footprint's target after `n` requests is the trace's distinct pages after `n`
 //! requests, and past the trace's length its growth over its second half continued linearly.
@@ -27,7 +28,7 @@
 //! with its re-reads), or, never drawn, the latest epoch.
 //!
 //! Memory: 24 bytes per request of the source trace (and its distinct pages while it is read),
-//! plus the distinct pages and remapped chunks of the output (refused past
+//! plus the distinct and the moved pages of the output (refused past
 //! [`MAX_OUTPUT_PAGES`]); the output is streamed. Content fingerprints (FIU IODedup) are not
 //! carried: an extended trace has none.
 
@@ -42,8 +43,6 @@ use std::str::FromStr;
 
 /// Page size of the footprint accounting, bytes.
 const PAGE: u64 = 4096;
-/// Unit of the address remapping of epochs past the first, bytes.
-const CHUNK: u64 = 1 << 20;
 /// Most distinct pages an extension tracks (512 GiB of 4 KiB pages).
 pub const MAX_OUTPUT_PAGES: usize = 1 << 27;
 /// Most source requests held (24 bytes each: 2.4 GB).
@@ -186,6 +185,9 @@ struct Rec {
     offset: u64,
     size: u32,
     write: bool,
+    /// The request's first page was first touched in this block (not a revisit of an
+    /// earlier block's page).
+    own: bool,
 }
 
 /// A block: requests `start..start + len` of the source, the first `lead_ns` after the
@@ -206,9 +208,10 @@ pub struct Extended {
     curve: Vec<(u64, u64)>,
     /// Growth of the source's footprint per request over its second half.
     tail_rate: f64,
-    /// Fresh chunk of each (epoch, source chunk) of epochs past the first; the next free one.
-    chunks: FxHashMap<(u32, u64), u64>,
-    next_chunk: u64,
+    /// Fresh page of each (epoch, source page) moved in epochs past the first; the next free
+    /// page.
+    moved: FxHashMap<(u32, u64), u64>,
+    next_page: u64,
     requests: u64,
     rng: ChaCha8Rng,
     emitted: u64,
@@ -247,13 +250,19 @@ impl Extended {
         }
         let n = raw.len();
         let blocks = cut(&raw, spec.block).map_err(fail)?;
-        // Footprint curve of the source and its address span.
-        let mut seen = FxHashSet::default();
+        // Footprint curve of the source, its address span, and the block that first touched
+        // each page (a request is a block's own when its first page is).
+        let mut seen: FxHashMap<u64, u32> = FxHashMap::default();
+        let mut own = Vec::with_capacity(n);
         let (mut curve, mut end_page, mut half_pages, mut bi) = (Vec::new(), 0u64, 0u64, 0);
         for (i, &(_, off, size, _)) in raw.iter().enumerate() {
             let (first, last) = (off / PAGE, (off + u64::from(size) - 1) / PAGE);
             end_page = end_page.max(last + 1);
-            seen.extend(first..=last);
+            let block = u32::try_from(bi).expect("at most 2^24 blocks");
+            for p in first..=last {
+                seen.entry(p).or_insert(block);
+            }
+            own.push(seen[&first] == block);
             if seen.len() > MAX_OUTPUT_PAGES {
                 return Err(fail(format!(
                     "the source touches more than {MAX_OUTPUT_PAGES} distinct 4 KiB pages; extend a prefix (--limit)"
@@ -275,22 +284,24 @@ impl Extended {
             recs.extend(
                 raw[b.start..b.start + b.len]
                     .iter()
-                    .map(|&(t, offset, size, write)| Rec {
+                    .zip(&own[b.start..b.start + b.len])
+                    .map(|(&(t, offset, size, write), &own)| Rec {
                         dt_ns: b.lead_ns + (t - t_first),
                         offset,
                         size,
                         write,
+                        own,
                     }),
             );
         }
-        let next_chunk = end_page.div_ceil(CHUNK / PAGE);
+
         Ok(Extended {
             recs,
             blocks,
             curve,
             tail_rate,
-            chunks: FxHashMap::default(),
-            next_chunk,
+            moved: FxHashMap::default(),
+            next_page: end_page,
             requests: spec.requests,
             rng: Rngs::new(spec.seed).stream("extend"),
             emitted: 0,
@@ -427,20 +438,26 @@ impl Iterator for Extended {
         self.cur = Some((b, epoch, i + 1));
         let r = self.recs[self.blocks[b].start + i];
         let t0 = *self.t0_ns.get_or_insert(self.base_ns + r.dt_ns);
-        let offset = if epoch == 0 {
+        let offset = if epoch == 0 || !r.own {
             r.offset
         } else {
-            let next = &mut self.next_chunk;
-            let chunk = *self
-                .chunks
-                .entry((epoch, r.offset / CHUNK))
-                .or_insert_with(|| {
-                    *next += 1;
-                    *next - 1
-                });
-            match chunk
-                .checked_mul(CHUNK)
-                .and_then(|c| c.checked_add(r.offset % CHUNK + u64::from(r.size)))
+            // A request whose first page has not moved in this epoch takes a run of fresh
+            // pages for all its pages (those not moved yet map into the run).
+            let (first, last) = (r.offset / PAGE, (r.offset + u64::from(r.size) - 1) / PAGE);
+            let base = match self.moved.get(&(epoch, first)) {
+                Some(&p) => p,
+                None => {
+                    let p = self.next_page;
+                    self.next_page = self.next_page.saturating_add(last - first + 1);
+                    for (k, q) in (first..=last).enumerate() {
+                        self.moved.entry((epoch, q)).or_insert(p + k as u64);
+                    }
+                    p
+                }
+            };
+            match base
+                .checked_mul(PAGE)
+                .and_then(|b| b.checked_add(r.offset % PAGE + u64::from(r.size)))
             {
                 Some(end) => end - u64::from(r.size),
                 None => {
@@ -608,16 +625,13 @@ mod tests {
         let out = extend(&linear, "requests=8000,min_block=50");
         let pages = written_pages(&out);
         assert!((7000..=9000).contains(&pages), "linear: {pages} pages");
-        // The address space grows by the data added (in 1 MiB chunks), not by copies of it.
+        // The address space grows by the data added, not by copies of it.
         let end = out
             .iter()
             .map(|r| r.offset_bytes + r.size_bytes)
             .max()
             .unwrap();
-        assert!(
-            end <= pages as u64 * PAGE + 16 * CHUNK,
-            "linear: ends at {end}"
-        );
+        assert!(end <= pages as u64 * PAGE, "linear: ends at {end}");
         // Writes over 100 pages again and again: the footprint stays the source's.
         let reused: Vec<Request> = (0..2000)
             .map(|i| req(i * 10, IoOp::Write, i % 100))
@@ -632,6 +646,29 @@ mod tests {
             .collect();
         let out = extend(&reads, "requests=3000,min_block=20");
         assert!(out.iter().all(|r| r.offset_bytes < 350 * PAGE));
+    }
+
+    #[test]
+    fn revisits_of_an_earlier_blocks_pages_keep_their_address() {
+        // Page 0 is written first, then read between writes of new pages: the footprint
+        // grows, so copies go to new epochs, but the reads of page 0 outside the first block
+        // are revisits and stay at page 0 (the first block of 25 owns page 0: its copies move).
+        let src: Vec<Request> = (0..2000)
+            .map(|i| match i {
+                0 => req(0, IoOp::Write, 0),
+                i if i % 2 == 1 => req(i * 10, IoOp::Read, 0),
+                i => req(i * 10, IoOp::Write, i),
+            })
+            .collect();
+        let out = extend(&src, "requests=10000,min_block=20");
+        assert!(written_pages(&out) > 4000, "the footprint grows");
+        let reads: Vec<&Request> = out.iter().filter(|r| r.op == IoOp::Read).collect();
+        let home = reads.iter().filter(|r| r.offset_bytes == 0).count();
+        assert!(
+            home as f64 > 0.9 * reads.len() as f64,
+            "{home} of {}",
+            reads.len()
+        );
     }
 
     #[test]
@@ -657,7 +694,7 @@ mod tests {
         // Addresses at the top of the space: the second epoch cannot be placed.
         let top: Vec<Request> = (0..100)
             .map(|i| Request {
-                offset_bytes: u64::MAX - (8 << 20) + i * PAGE,
+                offset_bytes: u64::MAX - (1 << 20) + i * PAGE,
                 ..req(i * 10, IoOp::Write, 0)
             })
             .collect();
