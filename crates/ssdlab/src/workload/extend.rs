@@ -13,13 +13,14 @@
 //! Addresses are remapped per copy ("epoch") so the footprint (distinct pages read or
 //! written) grows as the trace's own does, while the pages the trace keeps coming back to stay
 //! where they are. Epoch 0 is the trace's own addresses. In an epoch `e > 0`, a block's own
-//! requests — those whose first page the trace first touched in that block — go to fresh
-//! pages past the end of the trace's span, allocated in order of first use: a request whose
-//! first page has not moved in the epoch takes a run of fresh pages for all its pages, so
-//! sequential runs and re-reads inside the block stay as they are and the address space grows
-//! only by the data added (a request overlapping another's moved pages at an offset follows its
-//! own first page). Revisits of pages an earlier block first touched (the trace's lasting hot
-//! set) keep their addresses in every epoch.
+//! requests — those whose first page the trace first touched in that block — move to a fresh
+//! region past the end of the trace's span, one region per epoch, each as large as the trace's
+//! distinct pages (plus its largest request): a page goes to the slot of its rank in the order
+//! the trace first touched its pages, so pages first touched together (sequential runs) stay
+//! together, re-reads inside the block find the page again, and the address space grows with
+//! the data added (an epoch's region holds the pages of the blocks drawn into it). A request's pages take the slots from its first page's on. Revisits of
+//! pages an earlier block first touched (the trace's lasting hot set) keep their addresses in
+//! every epoch.
 //!
 //! The footprint's target after `n` requests is the trace's distinct pages after `n`
 //! requests, and past the trace's length its growth over its second half continued linearly.
@@ -27,10 +28,9 @@
 //! has not been drawn in (new pages); otherwise to the latest epoch it was drawn in (a repeat,
 //! with its re-reads), or, never drawn, the latest epoch.
 //!
-//! Memory: 24 bytes per request of the source trace (and its distinct pages while it is read),
-//! plus the distinct and the moved pages of the output (refused past
-//! [`MAX_OUTPUT_PAGES`]); the output is streamed. Content fingerprints (FIU IODedup) are not
-//! carried: an extended trace has none.
+//! Memory: 24 bytes per request and about 30 per distinct page of the source, plus one bit per
+//! page of each epoch; it does not grow with the output, which is streamed. Content
+//! fingerprints (FIU IODedup) are not carried: an extended trace has none.
 
 use super::trace::TraceError;
 use super::{IoOp, Request, Requests};
@@ -43,8 +43,10 @@ use std::str::FromStr;
 
 /// Page size of the footprint accounting, bytes.
 const PAGE: u64 = 4096;
-/// Most distinct pages an extension tracks (512 GiB of 4 KiB pages).
-pub const MAX_OUTPUT_PAGES: usize = 1 << 27;
+/// Most distinct pages of a source (512 GiB of 4 KiB pages).
+pub const MAX_SOURCE_PAGES: usize = 1 << 27;
+/// Most memory for the marks of the output's distinct pages (one bit per page of an epoch).
+const MAX_MARK_BYTES: u64 = 1 << 30;
 /// Most source requests held (24 bytes each: 2.4 GB).
 pub const MAX_SOURCE_REQUESTS: usize = 100_000_000;
 /// Most blocks (fixed windows over a long trace).
@@ -208,14 +210,19 @@ pub struct Extended {
     curve: Vec<(u64, u64)>,
     /// Growth of the source's footprint per request over its second half.
     tail_rate: f64,
-    /// Fresh page of each (epoch, source page) moved in epochs past the first; the next free
-    /// page.
-    moved: FxHashMap<(u32, u64), u64>,
-    next_page: u64,
+    /// Rank of each source page in order of first touch: in epoch `e > 0` a moved page of
+    /// rank `k` lands on page `end_page + (e - 1) * stride + k`.
+    rank: FxHashMap<u64, u32>,
+    end_page: u64,
+    /// Pages of an epoch past the first: the source's distinct pages and its largest request.
+    stride: u64,
     requests: u64,
     rng: ChaCha8Rng,
     emitted: u64,
-    touched: FxHashSet<u64>,
+    /// The output's distinct pages: one bit per page of each epoch (epoch 0 by rank), and
+    /// their count.
+    marks: Vec<Vec<u64>>,
+    touched: u64,
     /// Epochs each block has been drawn in.
     drawn: FxHashMap<usize, Vec<u32>>,
     epochs: u32,
@@ -252,20 +259,22 @@ impl Extended {
         let blocks = cut(&raw, spec.block).map_err(fail)?;
         // Footprint curve of the source, its address span, and the block that first touched
         // each page (a request is a block's own when its first page is).
-        let mut seen: FxHashMap<u64, u32> = FxHashMap::default();
-        let mut own = Vec::with_capacity(n);
+        let mut seen: FxHashMap<u64, (u32, u32)> = FxHashMap::default();
+        let (mut own, mut widest) = (Vec::with_capacity(n), 0);
         let (mut curve, mut end_page, mut half_pages, mut bi) = (Vec::new(), 0u64, 0u64, 0);
         for (i, &(_, off, size, _)) in raw.iter().enumerate() {
             let (first, last) = (off / PAGE, (off + u64::from(size) - 1) / PAGE);
             end_page = end_page.max(last + 1);
             let block = u32::try_from(bi).expect("at most 2^24 blocks");
+            widest = widest.max(last - first + 1);
             for p in first..=last {
-                seen.entry(p).or_insert(block);
+                let rank = seen.len() as u32;
+                seen.entry(p).or_insert((block, rank));
             }
-            own.push(seen[&first] == block);
-            if seen.len() > MAX_OUTPUT_PAGES {
+            own.push(seen[&first].0 == block);
+            if seen.len() > MAX_SOURCE_PAGES {
                 return Err(fail(format!(
-                    "the source touches more than {MAX_OUTPUT_PAGES} distinct 4 KiB pages; extend a prefix (--limit)"
+                    "the source touches more than {MAX_SOURCE_PAGES} distinct 4 KiB pages; extend a prefix (--limit)"
                 )));
             }
             if i + 1 == n / 2 {
@@ -300,12 +309,14 @@ impl Extended {
             blocks,
             curve,
             tail_rate,
-            moved: FxHashMap::default(),
-            next_page: end_page,
+            stride: seen.len() as u64 + widest,
+            rank: seen.into_iter().map(|(p, (_, r))| (p, r)).collect(),
+            end_page,
             requests: spec.requests,
             rng: Rngs::new(spec.seed).stream("extend"),
             emitted: 0,
-            touched: FxHashSet::default(),
+            marks: Vec::new(),
+            touched: 0,
             drawn: FxHashMap::default(),
             epochs: 1,
             cur: None,
@@ -317,6 +328,20 @@ impl Extended {
     /// Blocks the source was cut into.
     pub fn blocks(&self) -> usize {
         self.blocks.len()
+    }
+
+    /// Marks slot `k` of `epoch` as touched (counting it the first time).
+    fn mark(&mut self, epoch: u32, k: u64) {
+        let e = epoch as usize;
+        if self.marks.len() <= e {
+            let words = self.stride.div_ceil(64) as usize;
+            self.marks.resize_with(e + 1, || vec![0; words]);
+        }
+        let (w, bit) = ((k / 64) as usize, 1u64 << (k % 64));
+        if self.marks[e][w] & bit == 0 {
+            self.marks[e][w] |= bit;
+            self.touched += 1;
+        }
     }
 
     /// The footprint the output should have after `n` requests, pages.
@@ -341,7 +366,7 @@ impl Extended {
             }
             self.base_ns = self.base_ns.saturating_add(self.blocks[b].dur_ns);
         };
-        let behind = (self.touched.len() as f64) < self.target(self.emitted);
+        let behind = (self.touched as f64) < self.target(self.emitted);
         let seen = self.drawn.entry(b).or_default();
         let epoch = if behind {
             (0..).find(|e| !seen.contains(e)).expect("a free epoch")
@@ -438,43 +463,38 @@ impl Iterator for Extended {
         self.cur = Some((b, epoch, i + 1));
         let r = self.recs[self.blocks[b].start + i];
         let t0 = *self.t0_ns.get_or_insert(self.base_ns + r.dt_ns);
+        let (first, last) = (r.offset / PAGE, (r.offset + u64::from(r.size) - 1) / PAGE);
         let offset = if epoch == 0 || !r.own {
+            for q in first..=last {
+                self.mark(0, u64::from(self.rank[&q]));
+            }
             r.offset
         } else {
-            // A request whose first page has not moved in this epoch takes a run of fresh
-            // pages for all its pages (those not moved yet map into the run).
-            let (first, last) = (r.offset / PAGE, (r.offset + u64::from(r.size) - 1) / PAGE);
-            let base = match self.moved.get(&(epoch, first)) {
-                Some(&p) => p,
-                None => {
-                    let p = self.next_page;
-                    self.next_page = self.next_page.saturating_add(last - first + 1);
-                    for (k, q) in (first..=last).enumerate() {
-                        self.moved.entry((epoch, q)).or_insert(p + k as u64);
-                    }
-                    p
-                }
+            // The request's pages take the slots from its first page's rank on.
+            let k = u64::from(self.rank[&first]);
+            let page = u64::from(epoch - 1)
+                .checked_mul(self.stride)
+                .and_then(|x| x.checked_add(self.end_page + k));
+            let end = page
+                .and_then(|p| p.checked_mul(PAGE))
+                .and_then(|b| b.checked_add(r.offset % PAGE + u64::from(r.size)));
+            let Some(end) = end else {
+                self.emitted = self.requests;
+                return Some(Err(TraceError::Extend {
+                    why: "the added data's addresses pass 2^64 bytes".into(),
+                }));
             };
-            match base
-                .checked_mul(PAGE)
-                .and_then(|b| b.checked_add(r.offset % PAGE + u64::from(r.size)))
-            {
-                Some(end) => end - u64::from(r.size),
-                None => {
-                    self.emitted = self.requests;
-                    return Some(Err(TraceError::Extend {
-                        why: "the added data's addresses pass 2^64 bytes".into(),
-                    }));
-                }
+            for j in 0..=last - first {
+                self.mark(epoch, k + j);
             }
+            end - u64::from(r.size)
         };
-        let (first, last) = (offset / PAGE, (offset + u64::from(r.size) - 1) / PAGE);
-        self.touched.extend(first..=last);
-        if self.touched.len() > MAX_OUTPUT_PAGES {
+        if self.marks.len() as u64 * self.stride / 8 > MAX_MARK_BYTES {
             self.emitted = self.requests;
             return Some(Err(TraceError::Extend {
                 why: format!(
-                    "the extension touches more than {MAX_OUTPUT_PAGES} distinct 4 KiB pages; extend to fewer requests"
+                    "the extension needs {} copies of the trace's footprint, more than its {MAX_MARK_BYTES}-byte page marks hold; extend to fewer requests",
+                    self.marks.len()
                 ),
             }));
         }
@@ -625,13 +645,14 @@ mod tests {
         let out = extend(&linear, "requests=8000,min_block=50");
         let pages = written_pages(&out);
         assert!((7000..=9000).contains(&pages), "linear: {pages} pages");
-        // The address space grows by the data added, not by copies of it.
+        // The address space grows with the data added (epoch regions partly filled: a block
+        // drawn k times reaches epoch k - 1), not by copies of the whole span.
         let end = out
             .iter()
             .map(|r| r.offset_bytes + r.size_bytes)
             .max()
             .unwrap();
-        assert!(end <= pages as u64 * PAGE, "linear: ends at {end}");
+        assert!(end <= 2 * pages as u64 * PAGE, "linear: ends at {end}");
         // Writes over 100 pages again and again: the footprint stays the source's.
         let reused: Vec<Request> = (0..2000)
             .map(|i| req(i * 10, IoOp::Write, i % 100))
