@@ -139,32 +139,25 @@ fn bad_extensions_are_refused_with_the_key() {
             .failure()
             .stderr(contains(says));
     }
-    ssdlab()
-        .args([
-            "run",
-            "--preset",
-            "tiny",
-            "--synth",
-            "requests=10",
-            "--extend",
-            "requests=5",
-        ])
-        .assert()
-        .failure()
-        .stderr(contains("--trace"));
-    ssdlab()
-        .args([
-            "run",
-            "--preset",
-            "tiny",
-            "--synth",
-            "requests=10",
-            "--skip",
-            "5",
-        ])
-        .assert()
-        .failure()
-        .stderr(contains("--skip reads a trace"));
+    // --extend and --skip read a trace: refused with --synth.
+    for (flag, value, says) in [
+        ("--extend", "requests=5", "--trace"),
+        ("--skip", "5", "--skip reads a trace"),
+    ] {
+        ssdlab()
+            .args([
+                "run",
+                "--preset",
+                "tiny",
+                "--synth",
+                "requests=10",
+                flag,
+                value,
+            ])
+            .assert()
+            .failure()
+            .stderr(contains(says));
+    }
     ssdlab()
         .args(["trace", "extend"])
         .arg(trace())

@@ -367,6 +367,11 @@ impl Point {
             full_events: false,
             full_versions: false,
         };
+        let simulate = |w: &mut Requests, pre: Option<&mut Requests>| {
+            Simulation::build(&cfg, opts, w, pre, &|_, _| {})
+                .and_then(Simulation::run)
+                .map_err(|e| fail(e.to_string()))
+        };
         let summary: Summary = match &self.source {
             WorkloadRef::Trace {
                 path,
@@ -396,28 +401,11 @@ impl Point {
                     let extended =
                         || Extended::new(&mut open()?, &spec).map_err(|e| fail(e.to_string()));
                     let mut pre = cfg.precondition.pre_process.then(extended).transpose()?;
-                    let mut ext = extended()?;
-                    let s = Simulation::build(
-                        &cfg,
-                        opts,
-                        &mut ext,
-                        pre.as_mut().map(|r| r as &mut Requests),
-                        &|_, _| {},
-                    )
-                    .and_then(Simulation::run);
-                    s.map_err(|e| fail(e.to_string()))?
+                    simulate(&mut extended()?, pre.as_mut().map(|r| r as &mut Requests))?
                 } else {
                     let mut pre = cfg.precondition.pre_process.then(open).transpose()?;
                     let mut reader = open()?;
-                    let s = Simulation::build(
-                        &cfg,
-                        opts,
-                        &mut reader,
-                        pre.as_mut().map(|r| r as &mut Requests),
-                        &|_, _| {},
-                    )
-                    .and_then(Simulation::run);
-                    let mut s = s.map_err(|e| fail(e.to_string()))?;
+                    let mut s = simulate(&mut reader, pre.as_mut().map(|r| r as &mut Requests))?;
                     s.trace = Some(reader.counts.clone());
                     s
                 }
@@ -430,16 +418,10 @@ impl Point {
                     .then(|| spec.generate())
                     .transpose()
                     .map_err(fail)?;
-                let mut gen = spec.generate().map_err(fail)?;
-                let s = Simulation::build(
-                    &cfg,
-                    opts,
-                    &mut gen,
+                simulate(
+                    &mut spec.generate().map_err(fail)?,
                     pre.as_mut().map(|g| g as &mut Requests),
-                    &|_, _| {},
-                )
-                .and_then(Simulation::run);
-                s.map_err(|e| fail(e.to_string()))?
+                )?
             }
         };
         Ok(PointResult {

@@ -210,9 +210,10 @@ pub struct Extended {
     curve: Vec<(u64, u64)>,
     /// Growth of the source's footprint per request over its second half.
     tail_rate: f64,
-    /// Rank of each source page in order of first touch: in epoch `e > 0` a moved page of
-    /// rank `k` lands on page `end_page + (e - 1) * stride + k`.
-    rank: FxHashMap<u64, u32>,
+    /// Of each source page, the block that first touched it and its rank in order of first
+    /// touch: in epoch `e > 0` a moved page of rank `k` lands on page
+    /// `end_page + (e - 1) * stride + k`.
+    rank: FxHashMap<u64, (u32, u32)>,
     end_page: u64,
     /// Pages of an epoch past the first: the source's distinct pages and its largest request.
     stride: u64,
@@ -241,29 +242,36 @@ impl Extended {
     /// The source fails, is empty or too large, or the blocks are too many.
     pub fn new(source: &mut Requests, spec: &ExtendSpec) -> Result<Self, TraceError> {
         let fail = |why: String| TraceError::Extend { why };
-        let mut raw: Vec<(u64, u64, u32, bool)> = Vec::new();
+        // Read whole, times absolute; made relative to each block's start below, in place.
+        let mut recs: Vec<Rec> = Vec::new();
         for r in source {
             let r = r?;
-            if raw.len() >= MAX_SOURCE_REQUESTS {
+            if recs.len() >= MAX_SOURCE_REQUESTS {
                 return Err(fail(format!(
                     "the source holds more than {MAX_SOURCE_REQUESTS} requests (24 bytes each are held); extend a prefix (--limit)"
                 )));
             }
             let size = u32::try_from(r.size_bytes).expect("trace sizes are at most 1 GiB");
-            raw.push((r.time_ns, r.offset_bytes, size, r.op == IoOp::Write));
+            recs.push(Rec {
+                dt_ns: r.time_ns,
+                offset: r.offset_bytes,
+                size,
+                write: r.op == IoOp::Write,
+                own: false,
+            });
         }
-        if raw.is_empty() {
+        if recs.is_empty() {
             return Err(fail("the source has no requests".into()));
         }
-        let n = raw.len();
-        let blocks = cut(&raw, spec.block).map_err(fail)?;
+        let n = recs.len();
+        let blocks = cut(&recs, spec.block).map_err(fail)?;
         // Footprint curve of the source, its address span, and the block that first touched
         // each page (a request is a block's own when its first page is).
         let mut seen: FxHashMap<u64, (u32, u32)> = FxHashMap::default();
-        let (mut own, mut widest) = (Vec::with_capacity(n), 0);
+        let mut widest = 0;
         let (mut curve, mut end_page, mut half_pages, mut bi) = (Vec::new(), 0u64, 0u64, 0);
-        for (i, &(_, off, size, _)) in raw.iter().enumerate() {
-            let (first, last) = (off / PAGE, (off + u64::from(size) - 1) / PAGE);
+        for (i, r) in recs.iter_mut().enumerate() {
+            let (first, last) = (r.offset / PAGE, (r.offset + u64::from(r.size) - 1) / PAGE);
             end_page = end_page.max(last + 1);
             let block = u32::try_from(bi).expect("at most 2^24 blocks");
             widest = widest.max(last - first + 1);
@@ -271,7 +279,7 @@ impl Extended {
                 let rank = seen.len() as u32;
                 seen.entry(p).or_insert((block, rank));
             }
-            own.push(seen[&first].0 == block);
+            r.own = seen[&first].0 == block;
             if seen.len() > MAX_SOURCE_PAGES {
                 return Err(fail(format!(
                     "the source touches more than {MAX_SOURCE_PAGES} distinct 4 KiB pages; extend a prefix (--limit)"
@@ -287,30 +295,19 @@ impl Extended {
         }
         curve.dedup_by_key(|c| c.0);
         let tail_rate = (seen.len() as u64 - half_pages) as f64 / (n - n / 2) as f64;
-        let mut recs = Vec::with_capacity(n);
         for b in blocks.iter().filter(|b| b.len > 0) {
-            let t_first = raw[b.start].0;
-            recs.extend(
-                raw[b.start..b.start + b.len]
-                    .iter()
-                    .zip(&own[b.start..b.start + b.len])
-                    .map(|(&(t, offset, size, write), &own)| Rec {
-                        dt_ns: b.lead_ns + (t - t_first),
-                        offset,
-                        size,
-                        write,
-                        own,
-                    }),
-            );
+            let t_first = recs[b.start].dt_ns;
+            for r in &mut recs[b.start..b.start + b.len] {
+                r.dt_ns = b.lead_ns + (r.dt_ns - t_first);
+            }
         }
-
         Ok(Extended {
             recs,
             blocks,
             curve,
             tail_rate,
             stride: seen.len() as u64 + widest,
-            rank: seen.into_iter().map(|(p, (_, r))| (p, r)).collect(),
+            rank: seen,
             end_page,
             requests: spec.requests,
             rng: Rngs::new(spec.seed).stream("extend"),
@@ -382,8 +379,9 @@ impl Extended {
 }
 
 /// The blocks of `raw` under `rule`.
-fn cut(raw: &[(u64, u64, u32, bool)], rule: BlockRule) -> Result<Vec<Block>, String> {
-    let n = raw.len();
+fn cut(recs: &[Rec], rule: BlockRule) -> Result<Vec<Block>, String> {
+    let t = |i: usize| recs[i].dt_ns;
+    let n = recs.len();
     let mut blocks = Vec::new();
     match rule {
         BlockRule::Busy { idle_ms, min_block } => {
@@ -392,22 +390,22 @@ fn cut(raw: &[(u64, u64, u32, bool)], rule: BlockRule) -> Result<Vec<Block>, Str
             let mut start = 0;
             for i in 1..=n {
                 let len = i - start;
-                if i == n || raw[i].0 - raw[i - 1].0 >= idle_ns && len >= min || len >= 4 * min {
+                if i == n || t(i) - t(i - 1) >= idle_ns && len >= min || len >= 4 * min {
                     // A block runs to the next block's first request: its busy period and the
                     // idle time the trace gave the drive after it.
-                    let end = raw.get(i).map_or(raw[i - 1].0, |r| r.0);
+                    let end = if i < n { t(i) } else { t(i - 1) };
                     blocks.push(Block {
                         start,
                         len,
                         lead_ns: 0,
-                        dur_ns: end - raw[start].0,
+                        dur_ns: end - t(start),
                     });
                     start = i;
                 }
             }
             // The last block's idle time: the mean of the others'.
             if blocks.len() > 1 {
-                let idle = |b: &Block| b.dur_ns - (raw[b.start + b.len - 1].0 - raw[b.start].0);
+                let idle = |b: &Block| b.dur_ns - (t(b.start + b.len - 1) - t(b.start));
                 let k = blocks.len() - 1;
                 let mean = blocks[..k].iter().map(idle).sum::<u64>() / k as u64;
                 blocks[k].dur_ns += mean;
@@ -415,7 +413,7 @@ fn cut(raw: &[(u64, u64, u32, bool)], rule: BlockRule) -> Result<Vec<Block>, Str
         }
         BlockRule::Window { window_ms } => {
             let w = ((window_ms * 1e6) as u64).max(1);
-            let (t0, t_end) = (raw[0].0, raw[n - 1].0);
+            let (t0, t_end) = (t(0), t(n - 1));
             let windows = (t_end - t0) / w + 1;
             if windows > MAX_BLOCKS {
                 return Err(format!(
@@ -425,10 +423,10 @@ fn cut(raw: &[(u64, u64, u32, bool)], rule: BlockRule) -> Result<Vec<Block>, Str
             let mut i = 0;
             for k in 0..windows {
                 let (start, from) = (i, t0 + k * w);
-                while i < n && raw[i].0 < from + w {
+                while i < n && t(i) < from + w {
                     i += 1;
                 }
-                let lead = if i > start { raw[start].0 - from } else { 0 };
+                let lead = if i > start { t(start) - from } else { 0 };
                 blocks.push(Block {
                     start,
                     len: i - start,
@@ -466,12 +464,12 @@ impl Iterator for Extended {
         let (first, last) = (r.offset / PAGE, (r.offset + u64::from(r.size) - 1) / PAGE);
         let offset = if epoch == 0 || !r.own {
             for q in first..=last {
-                self.mark(0, u64::from(self.rank[&q]));
+                self.mark(0, u64::from(self.rank[&q].1));
             }
             r.offset
         } else {
             // The request's pages take the slots from its first page's rank on.
-            let k = u64::from(self.rank[&first]);
+            let k = u64::from(self.rank[&first].1);
             let page = u64::from(epoch - 1)
                 .checked_mul(self.stride)
                 .and_then(|x| x.checked_add(self.end_page + k));
