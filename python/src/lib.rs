@@ -90,9 +90,8 @@ fn simulate(
             extend: Some(spec),
         } => {
             let open = || {
-                let mut r = TraceReader::open(std::path::Path::new(&path), options.clone())
-                    .map_err(|e| e.to_string())?;
-                Extended::new(&mut r, &spec).map_err(|e| e.to_string())
+                Extended::open(std::path::Path::new(&path), options.clone(), &spec)
+                    .map_err(|e| e.to_string())
             };
             if want_pre {
                 pre = Some(Box::new(open()?));
@@ -193,6 +192,18 @@ fn run(
     })
 }
 
+/// Streams what `write` writes to the file `out` (buffered, flushed); returns its result.
+fn write_to<T>(
+    out: &str,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<T>,
+) -> Result<T, String> {
+    let file = std::fs::File::create(out).map_err(|e| format!("cannot write {out}: {e}"))?;
+    let mut w = std::io::BufWriter::new(file);
+    write(&mut w)
+        .and_then(|n| std::io::Write::flush(&mut w).map(|()| n))
+        .map_err(|e| format!("writing {out}: {e}"))
+}
+
 /// Writes the synthetic workload `spec` (the `--synth` syntax) to `out` as MSR Cambridge CSV,
 /// or as FIU IODedup when it has duplicate content; returns `(requests, format)`.
 #[pyfunction]
@@ -200,16 +211,11 @@ fn synth(py: Python<'_>, spec: String, out: String) -> PyResult<(u64, String)> {
     detached(py, || {
         let spec: SynthSpec = spec.parse()?;
         let gen = spec.generate()?;
-        let file = std::fs::File::create(&out).map_err(|e| format!("cannot write {out}: {e}"))?;
-        let mut w = std::io::BufWriter::new(file);
         let (n, format) = if spec.dedup > 0.0 {
-            (gen.write_fiu(&mut w), "fiu")
+            (write_to(&out, |w| gen.write_fiu(w))?, "fiu")
         } else {
-            (gen.write_msr_csv(&mut w), "msr")
+            (write_to(&out, |w| gen.write_msr_csv(w))?, "msr")
         };
-        let n = n
-            .and_then(|n| std::io::Write::flush(&mut w).map(|()| n))
-            .map_err(|e| format!("writing {out}: {e}"))?;
         Ok::<_, String>((n, format.to_string()))
     })
 }
@@ -231,14 +237,9 @@ fn extend(
             format: format.as_deref().map(str::parse).transpose()?,
             ..TraceOptions::default()
         };
-        let mut r =
-            TraceReader::open(std::path::Path::new(&path), options).map_err(|e| e.to_string())?;
-        let ext = Extended::new(&mut r, &spec).map_err(|e| e.to_string())?;
-        let file = std::fs::File::create(&out).map_err(|e| format!("cannot write {out}: {e}"))?;
-        let mut w = std::io::BufWriter::new(file);
-        ssdlab::workload::write_msr_csv(ext, &mut w)
-            .and_then(|n| std::io::Write::flush(&mut w).map(|()| n))
-            .map_err(|e| format!("writing {out}: {e}"))
+        let ext = Extended::open(std::path::Path::new(&path), options, &spec)
+            .map_err(|e| e.to_string())?;
+        write_to(&out, |w| ssdlab::workload::write_msr_csv(ext, w))
     })
 }
 

@@ -222,8 +222,7 @@ fn run(a: RunArgs) -> Result<()> {
                 .map_err(anyhow::Error::msg)
                 .context("--extend")?;
             let open = || -> Result<Extended> {
-                let mut r = TraceReader::open(path, a.trace_opts.options()?)?;
-                Ok(Extended::new(&mut r, &spec)?)
+                Ok(Extended::open(path, a.trace_opts.options()?, &spec)?)
             };
             if cfg.precondition.pre_process {
                 if path.as_os_str() == "-" {
@@ -414,21 +413,17 @@ fn synth(a: SynthArgs) -> Result<()> {
     let spec = a.spec().map_err(anyhow::Error::msg)?;
     args::note_spec(&spec);
     let gen = spec.generate().map_err(anyhow::Error::msg)?;
-    let mut out = std::io::BufWriter::new(output::create(&a.out)?);
-    let what = || format!("writing {}", a.out.display());
     let (n, format) = if spec.dedup > 0.0 {
-        (gen.write_fiu(&mut out).with_context(what)?, "FIU IODedup")
+        (
+            output::write_streamed(&a.out, |w| gen.write_fiu(w))?,
+            "FIU IODedup",
+        )
     } else {
         (
-            gen.write_msr_csv(&mut out).with_context(what)?,
+            output::write_streamed(&a.out, |w| gen.write_msr_csv(w))?,
             "MSR Cambridge CSV",
         )
     };
-    output::commit(
-        out.into_inner()
-            .map_err(|e| e.into_error())
-            .with_context(what)?,
-    )?;
     eprintln!("wrote {n} requests to {} ({format})", a.out.display());
     Ok(())
 }

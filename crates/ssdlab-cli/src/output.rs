@@ -18,6 +18,22 @@ pub fn commit(out: Output) -> Result<()> {
         .with_context(|| format!("writing {}", path.display()))
 }
 
+/// Streams what `write` writes to `path` (buffered), whole or not at all; returns its result.
+pub fn write_streamed<T>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<T>,
+) -> Result<T> {
+    let what = || format!("writing {}", path.display());
+    let mut out = std::io::BufWriter::new(create(path)?);
+    let value = write(&mut out).with_context(what)?;
+    commit(
+        out.into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(what)?,
+    )?;
+    Ok(value)
+}
+
 /// Writes `bytes` to `path` whole or not at all.
 pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut out = create(path)?;

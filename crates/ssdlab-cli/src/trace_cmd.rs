@@ -435,22 +435,13 @@ fn checks_table(f: &fit::Fit) -> Result<String> {
 pub fn extend(a: ExtendArgs) -> Result<()> {
     crate::output::check_distinct(&[("TRACE", &a.file)], &[("--out", &a.out)])?;
     let spec: ExtendSpec = a.spec().parse().map_err(anyhow::Error::msg)?;
-    let mut reader = TraceReader::open(&a.file, a.trace.options()?)?;
-    let ext = Extended::new(&mut reader, &spec)
+    let ext = Extended::open(&a.file, a.trace.options()?, &spec)
         .with_context(|| format!("extending {}", a.file.display()))?;
-    let blocks = ext.blocks();
-    let mut out = std::io::BufWriter::new(crate::output::create(&a.out)?);
-    let what = || format!("writing {}", a.out.display());
-    let n = ssdlab::workload::write_msr_csv(ext, &mut out).with_context(what)?;
-    crate::output::commit(
-        out.into_inner()
-            .map_err(|e| e.into_error())
-            .with_context(what)?,
-    )?;
+    let (blocks, source) = (ext.blocks(), ext.source_requests());
+    let n = crate::output::write_streamed(&a.out, |w| ssdlab::workload::write_msr_csv(ext, w))?;
     eprintln!(
-        "wrote {n} requests to {} (MSR Cambridge CSV): {spec}, {blocks} blocks of {} source requests",
-        a.out.display(),
-        reader.counts.requests
+        "wrote {n} requests to {} (MSR Cambridge CSV): {spec}, {blocks} blocks of {source} source requests",
+        a.out.display()
     );
     Ok(())
 }

@@ -398,8 +398,9 @@ impl Point {
                 if let Some(e) = extend {
                     // The bootstrap reads the trace whole; its counts are not the run's.
                     let spec: ExtendSpec = e.parse().map_err(fail)?;
-                    let extended =
-                        || Extended::new(&mut open()?, &spec).map_err(|e| fail(e.to_string()));
+                    let extended = || {
+                        Extended::open(path, topts.clone(), &spec).map_err(|e| fail(e.to_string()))
+                    };
                     let mut pre = cfg.precondition.pre_process.then(extended).transpose()?;
                     simulate(&mut extended()?, pre.as_mut().map(|r| r as &mut Requests))?
                 } else {

@@ -32,7 +32,7 @@
 //! page of each epoch; it does not grow with the output, which is streamed. Content
 //! fingerprints (FIU IODedup) are not carried: an extended trace has none.
 
-use super::trace::TraceError;
+use super::trace::{TraceError, TraceOptions, TraceReader};
 use super::{IoOp, Request, Requests};
 use crate::rng::Rngs;
 use rand::Rng;
@@ -322,9 +322,26 @@ impl Extended {
         })
     }
 
+    /// The extension of the trace at `path`, read with `options`.
+    ///
+    /// # Errors
+    /// As [`TraceReader::open`] and [`Extended::new`].
+    pub fn open(
+        path: &std::path::Path,
+        options: TraceOptions,
+        spec: &ExtendSpec,
+    ) -> Result<Self, TraceError> {
+        Self::new(&mut TraceReader::open(path, options)?, spec)
+    }
+
     /// Blocks the source was cut into.
     pub fn blocks(&self) -> usize {
         self.blocks.len()
+    }
+
+    /// Requests read from the source.
+    pub fn source_requests(&self) -> usize {
+        self.recs.len()
     }
 
     /// Marks slot `k` of `epoch` as touched (counting it the first time).
@@ -378,7 +395,7 @@ impl Extended {
     }
 }
 
-/// The blocks of `raw` under `rule`.
+/// The blocks of `recs` (times absolute) under `rule`.
 fn cut(recs: &[Rec], rule: BlockRule) -> Result<Vec<Block>, String> {
     let t = |i: usize| recs[i].dt_ns;
     let n = recs.len();
