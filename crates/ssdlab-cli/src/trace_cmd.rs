@@ -261,9 +261,10 @@ fn write_page_level(o: &mut String, p: &Profile) -> Result<()> {
     let u = &p.reuse;
     writeln!(
         o,
-        "re-reads           {:.1} % of reads (gap p50/p90/p99 {} reads); {:.1} % of read pages, stack distance {} pages",
+        "re-reads           {:.1} % of reads (gap p50/p90/p99 {} reads, {} µs); {:.1} % of read pages, stack distance {} pages",
         u.reread_pct,
         pcts(&u.reread_gap_requests),
+        pcts(&u.reread_gap_us),
         u.reread_page_pct,
         pcts(&u.reread_stack_distance)
     )?;

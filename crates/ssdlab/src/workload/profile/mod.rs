@@ -9,7 +9,7 @@ mod burst;
 mod reuse;
 
 pub use burst::{BusyIdle, ClassBurstiness, Coupling, IDC_SCALES_MS, MIN_WINDOWS, NEAR_WRITE_MS};
-pub use reuse::{harmonic, zipf_mle, TooLarge, MAX_PAGES, MAX_PAGE_ACCESSES};
+pub use reuse::{harmonic, zipf_mle, TooLarge, MAX_PAGES, MAX_PAGE_ACCESSES, TIMED_READS};
 
 use super::{IoOp, Request};
 use activity::ActivityCounter;
@@ -86,6 +86,9 @@ pub struct Reuse {
     pub reread_pct: f64,
     /// For those: read requests since that page was last read (1 = the previous read).
     pub reread_gap_requests: Percentiles,
+    /// For those, when the page's last read is at most 65,536 read requests back: time since
+    /// that read, µs (at least 1).
+    pub reread_gap_us: Percentiles,
     /// LRU stack distance of page re-reads: distinct pages read since the page's last read.
     pub reread_stack_distance: Percentiles,
     /// Read page accesses that re-read a page, %.
@@ -246,7 +249,7 @@ impl Profiler {
         self.prev_op_end[op] = Some((end_bytes, end));
         if self.skipped.is_none() {
             let done = match r.op {
-                IoOp::Read => self.reuse.read(first, end),
+                IoOp::Read => self.reuse.read(first, end, r.time_ns / 1000),
                 IoOp::Write => self.reuse.write(first, end),
             };
             if let Err(TooLarge(why)) = done {
@@ -321,6 +324,7 @@ impl Profiler {
             reuse: Reuse {
                 reread_pct: pct(reuse.rereads, reads),
                 reread_gap_requests: Percentiles::of(&reuse.reread_gap),
+                reread_gap_us: Percentiles::of(&reuse.reread_gap_us),
                 reread_stack_distance: Percentiles::of(&reuse.stack),
                 reread_page_pct: pct(reuse.stack.len(), read_pop.accesses),
                 read_after_write_pct: pct(reuse.read_after_write, reads),

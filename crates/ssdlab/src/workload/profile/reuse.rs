@@ -72,6 +72,11 @@ pub(crate) struct Reuse {
     pub stack: Histogram<u64>,
     /// Read requests between a re-reading request and the last read of its first page.
     pub reread_gap: Histogram<u64>,
+    /// Time between a re-reading request and the last read of its first page, µs (at least
+    /// 1), for re-reads at most [`TIMED_READS`] read requests back.
+    pub reread_gap_us: Histogram<u64>,
+    /// Arrival times of the last [`TIMED_READS`] read requests, µs, by request index.
+    read_times: Vec<u64>,
     /// Write requests between a read after write and that write.
     pub raw_gap: Histogram<u64>,
     /// Page writes so far, and distinct pages written among them.
@@ -80,6 +85,10 @@ pub(crate) struct Reuse {
     /// Distinct pages written after every [`CURVE_STEP`] page writes.
     pub footprint_curve: Vec<u64>,
 }
+
+/// How many read requests back a re-read's time gap is measured (the reach of the
+/// generator's re-reads, whose ring keeps as many reads).
+pub const TIMED_READS: usize = 65_536;
 
 /// Page writes between two points of the write-footprint curve.
 pub const CURVE_STEP: u64 = 256;
@@ -104,6 +113,8 @@ impl Default for Reuse {
             read_after_write: 0,
             stack: histogram(),
             reread_gap: histogram(),
+            reread_gap_us: histogram(),
+            read_times: Vec::new(),
             raw_gap: histogram(),
             page_writes: 0,
             written_pages: 0,
@@ -129,19 +140,30 @@ impl Reuse {
         Ok(self.pages.entry(page).or_default())
     }
 
-    /// A read request of pages `first..end`.
-    pub(crate) fn read(&mut self, first: u64, end: u64) -> Result<(), TooLarge> {
+    /// A read request of pages `first..end` arriving at `t_us`.
+    pub(crate) fn read(&mut self, first: u64, end: u64, t_us: u64) -> Result<(), TooLarge> {
         self.read_reqs += 1;
         let req = self.read_reqs;
         let writes = self.write_reqs;
+        let slot = |r: u32| (r as usize - 1) % TIMED_READS;
         if let Some(p) = self.pages.get(&first) {
             if p.last_write {
                 self.read_after_write += 1;
                 record(&mut self.raw_gap, u64::from(writes - p.last_write_req + 1));
             } else if p.reads > 0 {
                 self.rereads += 1;
-                record(&mut self.reread_gap, u64::from(req - p.last_read_req));
+                let back = req - p.last_read_req;
+                record(&mut self.reread_gap, u64::from(back));
+                if (back as usize) < TIMED_READS {
+                    let then = self.read_times[slot(p.last_read_req)];
+                    record(&mut self.reread_gap_us, t_us.saturating_sub(then).max(1));
+                }
             }
+        }
+        if self.read_times.len() < TIMED_READS {
+            self.read_times.push(t_us);
+        } else {
+            self.read_times[slot(req)] = t_us;
         }
         for page in first..end {
             let pos = self.marks.0.len() + 1;
@@ -271,8 +293,8 @@ mod tests {
     fn stack_distances_of_a_hand_built_stream() {
         // Reads of pages a b c a b b: re-reads of a (b, c between: 2), b (c, a: 2), b (0).
         let mut r = Reuse::default();
-        for p in [1, 2, 3, 1, 2, 2] {
-            r.read(p, p + 1).unwrap();
+        for (t, p) in [1, 2, 3, 1, 2, 2].into_iter().enumerate() {
+            r.read(p, p + 1, 10 * t as u64).unwrap();
         }
         assert_eq!(r.stack.len(), 3);
         assert_eq!(r.stack.max(), 2);
@@ -282,6 +304,30 @@ mod tests {
         // Request gaps: a after 3 reads, b after 3, b after 1.
         assert_eq!(r.reread_gap.count_at(3), 2);
         assert_eq!(r.reread_gap.count_at(1), 1);
+        // Time gaps (reads 10 µs apart): a after 30 µs, b after 30, b after 10.
+        assert_eq!(r.reread_gap_us.count_at(30), 2);
+        assert_eq!(r.reread_gap_us.count_at(10), 1);
+    }
+
+    #[test]
+    fn reread_times_are_kept_as_far_back_as_the_generator_reaches() {
+        let mut r = Reuse::default();
+        r.read(0, 1, 0).unwrap();
+        for p in 1..=TIMED_READS as u64 {
+            r.read(p, p + 1, 2 * p).unwrap();
+        }
+        // Page 0 is now TIMED_READS + 1 reads back: a re-read, but not timed.
+        r.read(0, 1, 1 << 20).unwrap();
+        // Page TIMED_READS / 2, read at TIMED_READS µs: timed, with the slot it was kept in.
+        let p = TIMED_READS as u64 / 2;
+        r.read(p, p + 1, (1 << 20) + 1).unwrap();
+        assert_eq!(r.rereads, 2);
+        assert_eq!(r.reread_gap_us.len(), 1);
+        let gap = r.reread_gap_us.max();
+        assert!(
+            r.reread_gap_us.equivalent(gap, (1 << 20) + 1 - 2 * p),
+            "{gap}"
+        );
     }
 
     #[test]
@@ -289,9 +335,9 @@ mod tests {
         let mut r = Reuse::default();
         r.write(5, 6).unwrap();
         r.write(6, 7).unwrap();
-        r.read(5, 6).unwrap(); // after write, 2 writes back
-        r.read(5, 6).unwrap(); // re-read
-        r.read(9, 10).unwrap(); // first read
+        r.read(5, 6, 0).unwrap(); // after write, 2 writes back
+        r.read(5, 6, 7).unwrap(); // re-read
+        r.read(9, 10, 9).unwrap(); // first read
         assert_eq!((r.read_after_write, r.rereads), (1, 1));
         assert_eq!(r.raw_gap.count_at(2), 1);
     }
