@@ -353,3 +353,80 @@ fn a_week_long_trace_with_long_idle_fits_every_first_order_statistic() {
     });
     assert_eq!(got.requests, target.requests);
 }
+
+/// FNV-1a over every field of a stream: a digest that changes if any request does.
+fn digest(spec: &str) -> u64 {
+    let spec: SynthSpec = spec.parse().unwrap();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for r in spec.generate().unwrap() {
+        let r = r.unwrap();
+        let fields = [
+            r.time_ns,
+            r.offset_bytes,
+            r.size_bytes,
+            u64::from(r.op == IoOp::Write),
+            r.content.map_or(0, |c| c as u64 ^ (c >> 64) as u64),
+        ];
+        for x in fields {
+            for b in x.to_le_bytes() {
+                h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+    }
+    h
+}
+
+#[test]
+fn specs_keep_the_streams_they_had_when_new_keys_arrive() {
+    // One spec per family of keys; the digests were taken before `reread_gap_us` existed,
+    // whose draws must not touch a spec that does not set it.
+    let specs = [
+        ("requests=3000,write_ratio=0.3,size_kib=4|8|16,iat_us=50,footprint_gib=1,zipf=0.9,seq=0.1,seed=3", 6674721037100752289),
+        ("requests=3000,write_ratio=0.6,arrivals=onoff,on_ms=5,off_ms=50,on_share=0.9,batch=3,batch_us=10,footprint_gib=0.5,reread=0.3,reread_dist=8,raw=0.1,raw_dist=4,seed=5", 10684399636178869016),
+        ("requests=3000,write_ratio=0.7,read_arrivals=bmodel,read_b=0.8,write_arrivals=onoff,write_on_ms=2,write_off_ms=30,write_on_share=1,write_batch=4,write_batch_us=3,cobatch=0.4,cobatch_raw=0.3,read_envelope=1|0|3|2,write_envelope=2|2|0|1,read_zipf=1.1,write_zipf=0.6,rw_mix=0.2,reread=0.2,seed=7", 14691344056862216048),
+        ("requests=3000,write_ratio=0.5,iat_us=20,footprint_gib=0.25,dedup=0.4,dup_zipf=1.2,dup_pool=0.02,dup_reads=0.3,seed=9", 12423490758834856988),
+    ];
+    let got: Vec<u64> = specs.iter().map(|s| digest(s.0)).collect();
+    let want: Vec<u64> = specs.iter().map(|s| s.1).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn rereads_placed_in_time_come_their_gap_after_the_first_read() {
+    // Reads every 100 µs on average over 1 M pages: a scheduled re-read seldom lapses, so the
+    // share is the spec's, and it comes at its gap plus the wait for the next read.
+    for (gap, lo, hi) in [
+        (1_000.0, 1_000.0, 1_400.0),
+        (100_000.0, 100_000.0, 106_000.0),
+    ] {
+        let p = measure(&format!(
+            "requests=40000,write_ratio=0,iat_us=100,footprint_gib=4,reread=0.3,reread_gap_us={gap},reread_gap_sigma=0.5,seed=2"
+        ));
+        let share = p.reuse.reread_pct;
+        assert!(
+            (share - 30.0).abs() < 2.0,
+            "gap {gap}: re-read share {share}"
+        );
+        let m = p.reuse.reread_gap_us.p50;
+        assert!(
+            (lo..=hi).contains(&m),
+            "gap {gap}: median re-read gap {m} µs"
+        );
+    }
+    // A gap far below the reads' spacing: most re-reads find no read within 8× their gap
+    // and lapse.
+    let p = measure(
+        "requests=40000,write_ratio=0,iat_us=100,footprint_gib=4,reread=0.3,reread_gap_us=5,reread_gap_sigma=0.5,seed=2",
+    );
+    assert!(p.reuse.reread_pct < 15.0, "{}", p.reuse.reread_pct);
+    // Reads in batches 2 µs apart: a 1 µs re-read takes the next read of its batch.
+    let p = measure(
+        "requests=40000,write_ratio=0,iat_us=100,batch=4,batch_us=2,footprint_gib=4,reread=0.3,reread_gap_us=1,reread_gap_sigma=0.5,seed=2",
+    );
+    assert!(
+        p.reuse.reread_gap_us.p50 <= 8.0,
+        "{:?}",
+        p.reuse.reread_gap_us
+    );
+    assert!(p.reuse.reread_pct > 15.0, "{}", p.reuse.reread_pct);
+}

@@ -26,6 +26,8 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Exp, LogNormal, Zipf};
 use side::Side;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::io::Write;
 
 /// Inter-arrival distributions.
@@ -120,6 +122,15 @@ pub struct SynthSpec {
     pub reread: f64,
     /// Median distance of a re-read, in read requests back.
     pub reread_dist: f64,
+    /// Re-reads placed in time (0 = not: by `reread_dist`): each read, with probability
+    /// `reread`, schedules a re-read of its start page a gap g later (log-normal, median this
+    /// many µs, shape `reread_gap_sigma`), which the first read arriving after it is due
+    /// takes — unless none arrives within [`REREAD_SLACK`]·g of the first read, when the
+    /// re-read lapses. The arrivals stay as they are; re-reads come as soon after their first
+    /// read as the trace's, which decides whether a scheme has a copy by then.
+    pub reread_gap_us: f64,
+    /// Shape (σ of the logarithm) of the re-read gap law.
+    pub reread_gap_sigma: f64,
     /// Probability that a read goes to the start page of a recent write, `d` writes back
     /// (log-normal of median `raw_dist`, shape `dist_sigma`).
     pub raw: f64,
@@ -164,6 +175,8 @@ impl Default for SynthSpec {
             write: OpSpec::default(),
             reread: 0.0,
             reread_dist: 16.0,
+            reread_gap_us: 0.0,
+            reread_gap_sigma: 1.0,
             raw: 0.0,
             raw_dist: 16.0,
             dist_sigma: 1.0,
@@ -377,7 +390,13 @@ impl SynthSpec {
             shared_writes: Ring::default(),
             clock,
             dirs,
-            reread_law: distance(self.reread_dist),
+            reread_law: if self.reread_gap_us > 0.0 {
+                LogNormal::new(self.reread_gap_us.ln(), self.reread_gap_sigma)
+                    .expect("validated gap law")
+            } else {
+                distance(self.reread_dist)
+            },
+            due: BinaryHeap::new(),
             raw_law: distance(self.raw_dist),
             spec: self.clone(),
             pages,
@@ -432,6 +451,10 @@ struct Ring {
     seen: u64,
 }
 
+/// How much later than its drawn gap after the first read a scheduled re-read may still
+/// come before it lapses.
+pub const REREAD_SLACK: f64 = 8.0;
+
 /// Start pages a ring keeps: how far back a re-read, a read after write or a read of shared
 /// content can reach.
 const RING: usize = 65_536;
@@ -475,6 +498,9 @@ pub struct Synth {
     dirs: [Direction; 2],
     reread_law: LogNormal<f64>,
     raw_law: LogNormal<f64>,
+    /// Re-reads scheduled in time (`reread_gap_us`): (due, lapse time in ns, page), at most
+    /// [`RING`] of them.
+    due: BinaryHeap<Reverse<(u64, u64, u64)>>,
     rng: ChaCha8Rng,
     emitted: u64,
     now_us: f64,
@@ -571,7 +597,12 @@ impl Iterator for Synth {
             None
         };
         let seq = self.dirs[op].seq;
-        let start = if let Some(page) = read_back {
+        let due = if io == IoOp::Read && read_back.is_none() {
+            self.due_reread()
+        } else {
+            None
+        };
+        let start = if let Some(page) = read_back.or(due) {
             page
         } else if continues && self.rng.random_bool(seq) {
             previous_end
@@ -612,10 +643,13 @@ impl Iterator for Synth {
         let dir = &mut self.dirs[op];
         dir.next_page = start + size_pages;
         dir.started = true;
-        if (op == 0 && self.spec.reread > 0.0)
+        if (op == 0 && self.spec.reread > 0.0 && self.spec.reread_gap_us <= 0.0)
             || (op == 1 && (self.spec.raw > 0.0 || self.spec.cobatch_raw > 0.0))
         {
             dir.recent.push(start);
+        }
+        if io == IoOp::Read && self.spec.reread_gap_us > 0.0 && self.spec.reread > 0.0 {
+            self.schedule_reread(start);
         }
         let content = (io == IoOp::Write && self.spec.dedup > 0.0).then(|| self.content());
         if content.is_some_and(|c| c >> 127 == 1) {
@@ -646,7 +680,8 @@ impl Synth {
     /// start page of a recent write (`None`: neither drawn, or nothing recent yet). Draws
     /// nothing unless `reread` or `raw` is set.
     fn local(&mut self, io: IoOp) -> Option<u64> {
-        let (reread, raw) = (self.spec.reread, self.spec.raw);
+        let timed = self.spec.reread_gap_us > 0.0;
+        let (reread, raw) = (if timed { 0.0 } else { self.spec.reread }, self.spec.raw);
         if io != IoOp::Read || reread + raw <= 0.0 {
             return None;
         }
@@ -663,6 +698,37 @@ impl Synth {
         }
         let back = law.sample(&mut self.rng).round().min(1e12) as u64;
         Some(dir.recent.back(back))
+    }
+}
+
+impl Synth {
+    /// The page of the earliest re-read due by now and not lapsed, taken (`None`: none);
+    /// the lapsed ones before it are dropped.
+    fn due_reread(&mut self) -> Option<u64> {
+        let now_ns = (self.now_us * 1e3).round() as u64;
+        while let Some(&Reverse((due, lapse, page))) = self.due.peek() {
+            if due > now_ns {
+                break;
+            }
+            self.due.pop();
+            if lapse >= now_ns {
+                return Some(page);
+            }
+        }
+        None
+    }
+
+    /// With probability `reread`, schedules a re-read of `page` a drawn gap from now (none
+    /// while [`RING`] re-reads are waiting).
+    fn schedule_reread(&mut self, page: u64) {
+        if self.rng.random_bool(self.spec.reread) {
+            let gap_us = self.reread_law.sample(&mut self.rng).min(1e12);
+            if self.due.len() < RING {
+                let at = |us: f64| ((self.now_us + us) * 1e3).round() as u64;
+                self.due
+                    .push(Reverse((at(gap_us), at(REREAD_SLACK * gap_us), page)));
+            }
+        }
     }
 }
 
@@ -747,6 +813,18 @@ mod tests {
             .parse::<SynthSpec>()
             .unwrap_err()
             .contains("write_ratio"));
+        for (spec, key) in [
+            ("reread=0.2,reread_gap_us=-1", "reread_gap_us"),
+            (
+                "reread=0.2,reread_gap_us=10,reread_gap_sigma=11",
+                "reread_gap_sigma",
+            ),
+        ] {
+            let e = spec.parse::<SynthSpec>().unwrap_err();
+            assert!(e.contains(key), "{spec}: {e}");
+        }
+        let notes = "reread_gap_us=10".parse::<SynthSpec>().unwrap().notes();
+        assert!(notes.iter().any(|n| n.contains("reread = 0")), "{notes:?}");
     }
 
     #[test]

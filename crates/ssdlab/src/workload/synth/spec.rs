@@ -35,7 +35,7 @@ const PER_DIRECTION: [&str; 13] = [
 ];
 
 /// Every key `--synth` knows, for the message naming an unknown one.
-const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, cobatch, cobatch_raw, footprint_gib, zipf, seq, rw_mix, reread, reread_dist, raw, raw_dist, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, footprint_gib, zipf, size_kib, seq)";
+const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, cobatch, cobatch_raw, footprint_gib, zipf, seq, rw_mix, reread, reread_dist, reread_gap_us, reread_gap_sigma, raw, raw_dist, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, footprint_gib, zipf, size_kib, seq)";
 
 impl Sizes {
     /// Checks sizes and weights; `key` names them in messages.
@@ -221,6 +221,18 @@ impl SynthSpec {
                 return Err(format!("{key} = {x}: must be >= 1 (requests back)"));
             }
         }
+        if !(self.reread_gap_us.is_finite() && self.reread_gap_us >= 0.0) {
+            return Err(format!(
+                "reread_gap_us = {}: must be >= 0 (µs; 0 = re-reads at a distance in reads)",
+                self.reread_gap_us
+            ));
+        }
+        if !(self.reread_gap_sigma.is_finite() && (0.0..=10.0).contains(&self.reread_gap_sigma)) {
+            return Err(format!(
+                "reread_gap_sigma = {}: must be in [0, 10]",
+                self.reread_gap_sigma
+            ));
+        }
         if !(self.dist_sigma.is_finite() && (0.0..=10.0).contains(&self.dist_sigma)) {
             return Err(format!(
                 "dist_sigma = {}: must be in [0, 10]",
@@ -360,6 +372,7 @@ impl SynthSpec {
     /// without reads, the whole stream's arrival keys when each direction has its own.
     pub fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
+        let d = SynthSpec::default();
         let given = |op: &OpSpec| {
             [
                 ("arrivals", op.arrivals.is_some()),
@@ -401,6 +414,26 @@ impl SynthSpec {
                     notes.push(format!(
                         "{k} has no effect: write_ratio = 1 leaves no reads"
                     ));
+                }
+            }
+        }
+        if self.reread_gap_us > 0.0 && self.reread_dist != d.reread_dist {
+            notes.push(format!(
+                "reread_dist has no effect: reread_gap_us = {} places re-reads by time",
+                self.reread_gap_us
+            ));
+        }
+        if self.reread <= 0.0 {
+            for (k, x, default) in [
+                ("reread_gap_us", self.reread_gap_us, d.reread_gap_us),
+                (
+                    "reread_gap_sigma",
+                    self.reread_gap_sigma,
+                    d.reread_gap_sigma,
+                ),
+            ] {
+                if x != default {
+                    notes.push(format!("{k} has no effect: reread = 0"));
                 }
             }
         }
@@ -657,6 +690,8 @@ impl FromStr for SynthSpec {
                 ("rw_mix", None) => spec.rw_mix = num(v)?,
                 ("reread", None) => spec.reread = num(v)?,
                 ("reread_dist", None) => spec.reread_dist = num(v)?,
+                ("reread_gap_us", None) => spec.reread_gap_us = num(v)?,
+                ("reread_gap_sigma", None) => spec.reread_gap_sigma = num(v)?,
                 ("raw", None) => spec.raw = num(v)?,
                 ("raw_dist", None) => spec.raw_dist = num(v)?,
                 ("dist_sigma", None) => spec.dist_sigma = num(v)?,
@@ -780,6 +815,12 @@ impl fmt::Display for SynthSpec {
         for (key, x, default) in [
             ("reread", self.reread, d.reread),
             ("reread_dist", self.reread_dist, d.reread_dist),
+            ("reread_gap_us", self.reread_gap_us, d.reread_gap_us),
+            (
+                "reread_gap_sigma",
+                self.reread_gap_sigma,
+                d.reread_gap_sigma,
+            ),
             ("raw", self.raw, d.raw),
             ("raw_dist", self.raw_dist, d.raw_dist),
             ("dist_sigma", self.dist_sigma, d.dist_sigma),
