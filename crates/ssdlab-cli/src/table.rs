@@ -111,8 +111,13 @@ pub fn render(s: &Summary, cfg: &Config) -> String {
         let st = &s.staging;
         let _ = writeln!(
             o,
-            "staging: {} read pages redirected ({:.2} %), {} copies made, {} held at the end (peak {}), {} reads found their copy's die busy",
-            st.redirected, st.redirected_pct, st.migrations, st.copies, st.peak_copies, st.copy_busy
+            "staging: {} read pages redirected ({:.2} %), {} copies made, {} held at the end (peak {}), {} reads found their copy's die busy{}",
+            st.redirected, st.redirected_pct, st.migrations, st.copies, st.peak_copies, st.copy_busy + st.busy_copy_redirected,
+            if st.busy_copy_redirected > 0 {
+                format!(" ({} redirected there all the same)", st.busy_copy_redirected)
+            } else {
+                String::new()
+            }
         );
     }
     if let Some(d) = &s.dedup {

@@ -346,6 +346,21 @@ mod tests {
     }
 
     #[test]
+    fn settings_added_with_their_old_behaviour_as_default_keep_config_hashes() {
+        let with = |sets: &[&str]| {
+            let mut b = ConfigBuilder::preset("hotr").unwrap();
+            for s in sets {
+                b = b.set(s).unwrap();
+            }
+            b.build().unwrap()
+        };
+        let plain = with(&[]);
+        assert!(!plain.to_toml().contains("busy_copy"));
+        assert_eq!(plain.hash(), with(&["staging.busy_copy=home"]).hash());
+        assert_ne!(plain.hash(), with(&["staging.busy_copy=redirect"]).hash());
+    }
+
+    #[test]
     fn parameters_of_features_that_are_off_are_noted() {
         let notes = |sets: &[&str], scheme: Option<&str>| {
             let mut b = ConfigBuilder::preset("tiny").unwrap();

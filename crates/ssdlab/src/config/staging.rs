@@ -45,6 +45,28 @@ pub enum CopyOn {
     ConflictedHit,
 }
 
+/// Where a blocked read goes when its page's staging copy is on a die that is itself running
+/// or has queued a program or erase (HotR, DedupHR; the papers are silent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BusyCopy {
+    /// Home: the copy would not spare the read a wait (ours, the rule before it was a
+    /// setting).
+    #[default]
+    Home,
+    /// The copy anyway, queued on the staging die behind its program or erase.
+    Redirect,
+    /// Whichever of the two dies has fewer programs and erases running or queued ahead of the
+    /// read (home on a tie).
+    LessWork,
+}
+
+impl BusyCopy {
+    fn is_default(&self) -> bool {
+        *self == BusyCopy::Home
+    }
+}
+
 /// What HotR's R-LRU lists and copies are keyed by under inline dedup.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -91,4 +113,8 @@ pub struct StagingConfig {
     pub copy_on: CopyOn,
     /// HotR under inline dedup: key the R-LRU and copies by host page or by content.
     pub key: StagingKey,
+    /// A blocked read whose copy's die is busy with a program or erase: where it goes. Left
+    /// out of the serialized config when `home`, so existing config hashes are unchanged.
+    #[serde(default, skip_serializing_if = "BusyCopy::is_default")]
+    pub busy_copy: BusyCopy,
 }

@@ -104,6 +104,8 @@ pub struct StagingMetrics {
     pub copies_lost: u64,
     /// Conflicted reads whose copy's die was busy with a program or erase too (served home).
     pub copy_busy: u64,
+    /// Conflicted reads redirected to a copy whose die was busy too (`staging.busy_copy`).
+    pub busy_copy_redirected: u64,
     /// Copies not made because the staging die had `max_queued_copies` queued.
     pub copies_skipped: u64,
 }

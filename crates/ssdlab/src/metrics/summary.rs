@@ -539,6 +539,10 @@ pub struct StagingSummary {
     /// Conflicted reads with a copy whose die was busy with a program or erase too (served
     /// home).
     pub copy_busy: u64,
+    /// Conflicted reads redirected to a copy whose die was busy too, as `staging.busy_copy`
+    /// allows (counted in `redirected`; left out when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub busy_copy_redirected: u64,
     /// Copies not made because the staging die had `staging.max_queued_copies` queued.
     pub copies_skipped: u64,
     /// Simulated power losses (left out when none).
@@ -680,6 +684,7 @@ pub fn summary_staging(
         copies,
         peak_copies: m.peak_copies,
         copy_busy: m.copy_busy,
+        busy_copy_redirected: m.busy_copy_redirected,
         copies_skipped: m.copies_skipped,
         power_losses: m.power_losses,
         copies_lost: m.copies_lost,

@@ -154,6 +154,10 @@ impl<'s, 'w> Ctx<'s, 'w> {
         let (running, queued) = self.sim.program_erase_ahead(die);
         running || queued
     }
+    /// Programs and erases a read queued now on `die` would wait for (running and queued).
+    pub fn program_erase_work(&self, die: usize) -> u32 {
+        self.sim.program_erase_work(die)
+    }
     /// Request `req` waits for `n` more pages.
     pub fn add_pages(&mut self, req: u32, n: u32) {
         self.sim.reqs[req as usize].pages_left += n;

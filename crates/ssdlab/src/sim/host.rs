@@ -216,6 +216,18 @@ impl Simulation<'_> {
         (running, queued)
     }
 
+    /// Programs and erases a read queued now on `die` would wait for: the one running and,
+    /// under a policy that queues reads behind them, those queued.
+    pub(super) fn program_erase_work(&self, die: usize) -> u32 {
+        let (running, queued) = self.program_erase_ahead(die);
+        u32::from(running)
+            + if queued {
+                self.dies[die].queues.queued_program_erase
+            } else {
+                0
+            }
+    }
+
     /// A host write of one page with fingerprint `print`: through the host-side layers (a
     /// cache, a page mapping) if schemes put any there, then stored. Returns the die it queued
     /// work on, if any.

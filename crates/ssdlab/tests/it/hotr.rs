@@ -211,3 +211,36 @@ fn the_hot_set_is_a_share_of_the_distinct_pages_read() {
     );
     assert!(s.staging.copies_dropped > 0, "entries leave the list");
 }
+
+/// Die 0's hot pages 0 and 6 get copies; then page 0 is read while die 0 programs and the
+/// staging die programs page 6's copy, with one more program queued on die 0.
+fn busy_copy_script() -> Vec<Result<Request, TraceError>> {
+    vec![
+        at(0, 0, IoOp::Write),
+        at(0, 6, IoOp::Write),
+        at(3_000, 0, IoOp::Read), // entries filed
+        at(3_200, 6, IoOp::Read),
+        at(4_000, 2, IoOp::Write),   // die 0 programs 4000 .. 5360
+        at(4_100, 0, IoOp::Read),    // conflicted hit: home, then copied to staging
+        at(10_000, 4, IoOp::Write),  // die 0 programs 10000 .. 11360
+        at(10_100, 6, IoOp::Read), // conflicted hit: home (~11445), then copied (staging busy after)
+        at(11_500, 8, IoOp::Write), // die 0 programs again
+        at(11_550, 10, IoOp::Write), // and has one more queued
+        at(11_600, 0, IoOp::Read), // conflicted, copy on a busy staging die
+    ]
+}
+
+#[test]
+fn a_copy_on_a_busy_die_goes_where_busy_copy_says() {
+    let fate = |rule: &str| {
+        let s = scripted(busy_copy_script(), &[&format!("staging.busy_copy={rule}")]);
+        let st = &s.staging;
+        (st.copy_busy, st.busy_copy_redirected, st.redirected)
+    };
+    // Home (the default): the read waits at home, counted as finding its copy's die busy.
+    assert_eq!(fate("home"), (1, 0, 0));
+    // Redirect: it goes to the copy all the same.
+    assert_eq!(fate("redirect"), (0, 1, 1));
+    // Less work: the staging die has one program running, home one running and one queued.
+    assert_eq!(fate("less-work"), (0, 1, 1));
+}

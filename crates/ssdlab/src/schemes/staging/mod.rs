@@ -26,7 +26,7 @@
 //!   lost; blocks holding copies are erased before reuse; reads keep going home.
 
 use super::Policies;
-use crate::config::{Config, StagingDesign, StagingPolicy};
+use crate::config::{BusyCopy, Config, StagingDesign, StagingPolicy};
 use crate::flash::{BlockId, Geometry, PlaneId, Ppn};
 use crate::ftl::mapping::NONE;
 use crate::ftl::Ftl;
@@ -90,6 +90,8 @@ struct Staging {
     /// Copy programs queued or running, per die.
     queued_copies: Vec<u32>,
     max_queued_copies: u32,
+    /// Where a blocked read goes when its copy's die is busy too.
+    busy_copy: BusyCopy,
     /// Copies queued at or before this time were lost with the power.
     lost_at: Option<crate::time::SimTime>,
     planes: Vec<StagingPlane>,
@@ -133,6 +135,7 @@ impl Staging {
             in_flight: Default::default(),
             queued_copies: vec![0; geo.dies() as usize],
             max_queued_copies: cfg.staging.max_queued_copies,
+            busy_copy: cfg.staging.busy_copy,
             lost_at: None,
             planes,
             page_lpn: FxHashMap::default(),
@@ -194,14 +197,26 @@ impl ReadRoute for Staging {
     ) -> Result<Route, SimError> {
         let key = self.key_of(op);
         // A copy on a die that is itself busy with a program or erase (staging copies being
-        // programmed, reclamation) would not spare the read a wait: it stays home.
-        let copy_busy = conflicted
-            && self
-                .copies
-                .get(&key)
-                .is_some_and(|&ppn| cx.program_erase_ahead(cx.geo().die_of(Ppn(ppn)).0 as usize));
+        // programmed, reclamation): `staging.busy_copy` says whether the read still goes there.
+        let copy_die = self
+            .copies
+            .get(&key)
+            .map(|&ppn| cx.geo().die_of(Ppn(ppn)).0 as usize);
+        let busy = match copy_die.filter(|&d| conflicted && cx.program_erase_ahead(d)) {
+            None => Busy::No,
+            Some(d) => match self.busy_copy {
+                BusyCopy::Home => Busy::Home,
+                BusyCopy::Redirect => Busy::Copy,
+                BusyCopy::LessWork
+                    if cx.program_erase_work(d) < cx.program_erase_work(home_die) =>
+                {
+                    Busy::Copy
+                }
+                BusyCopy::LessWork => Busy::Home,
+            },
+        };
         let m = &mut cx.metrics().staging;
-        Ok(match self.decide(m, key, home_die, conflicted, copy_busy) {
+        Ok(match self.decide(m, key, home_die, conflicted, busy) {
             Decision::Home => Route::Queue,
             Decision::HomeThenCopy => {
                 // The version the read returns: the mapped one (no write of the page is in
@@ -243,6 +258,18 @@ impl ReadRoute for Staging {
     }
 }
 
+/// Whether a blocked read's copy is on a die busy with a program or erase, and if so where
+/// `staging.busy_copy` sends the read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Busy {
+    /// Not busy (or no copy, or the read is not blocked).
+    No,
+    /// Busy: the read stays home.
+    Home,
+    /// Busy: the read goes to the copy all the same.
+    Copy,
+}
+
 /// Where a host read page goes.
 enum Decision {
     /// Its home location.
@@ -261,10 +288,13 @@ impl Staging {
         key: u32,
         home_die: usize,
         conflicted: bool,
-        copy_busy: bool,
+        busy: Busy,
     ) -> Decision {
-        if copy_busy {
-            m.copy_busy += 1;
+        let copy_busy = busy == Busy::Home;
+        match busy {
+            Busy::No => {}
+            Busy::Home => m.copy_busy += 1,
+            Busy::Copy => m.busy_copy_redirected += 1,
         }
         let copy = self.copies.get(&key).copied();
         let hot = match &mut self.trigger {
