@@ -45,7 +45,7 @@ pub struct ExperimentSpec {
     #[serde(rename = "variant")]
     pub variants: Vec<VariantSpec>,
     /// Config keys swept over all their values (cartesian product); the key `preset` sweeps
-    /// presets.
+    /// presets, and a key `synth.<key>` sets that key of every (synthetic) workload's spec.
     #[serde(default)]
     pub grid: BTreeMap<String, Vec<toml::Value>>,
     /// Variant that normalised metrics are divided by.
@@ -242,6 +242,9 @@ pub enum FigureKind {
     Percentiles,
     /// Metric against the values of the grid key `x`, one line per variant.
     Sweep,
+    /// Metric over the grid keys `x` and `y`, one map per workload, variant and value of the
+    /// other grid keys.
+    Heatmap,
 }
 
 /// A figure of the report.
@@ -268,9 +271,20 @@ pub struct FigureSpec {
     /// Restrict to one workload (CDF, percentiles and sweeps default to every workload).
     #[serde(default)]
     pub workload: Option<String>,
-    /// Grid key on the x axis (sweeps).
+    /// Grid key on the x axis (sweeps, heat maps).
     #[serde(default)]
     pub x: Option<String>,
+    /// Grid key on the y axis (heat maps).
+    #[serde(default)]
+    pub y: Option<String>,
+    /// Heat maps: divide each cell by this variant's value of the same cell (the same metric
+    /// and normalisation; e.g. a scheme's reduction over the optimal system's: A = G / D).
+    #[serde(default)]
+    pub over: Option<String>,
+    /// Heat maps: the paper's value of what the map shows; cells within 10 % of it are
+    /// framed and the report names them (or says none is, and which comes nearest).
+    #[serde(default)]
+    pub paper_value: Option<f64>,
     /// Paper-reported values: workload → variant → value (same normalisation as the figure);
     /// a key `"<workload> <grid label>"` (e.g. `"fin1 preset=pe-suspension-mlc"`) gives the
     /// value at that grid point only.
@@ -401,6 +415,26 @@ impl ExperimentSpec {
             if values.is_empty() {
                 return Err(format!("grid key `{k}` has no values"));
             }
+            let Some(key) = k.strip_prefix(SYNTH_GRID) else {
+                continue;
+            };
+            for w in &self.workloads {
+                let Some(spec) = &w.synth else {
+                    return Err(format!(
+                        "grid key `{k}` sets a key of a synthetic spec, but workload `{}` is not synthetic",
+                        w.name
+                    ));
+                };
+                for v in values {
+                    let spec = with_synth_key(spec, key, &value_text(v));
+                    if let Err(e) = spec.parse::<crate::workload::synth::SynthSpec>() {
+                        return Err(format!(
+                            "grid key `{k}` = {v} on workload `{}`: {e}",
+                            w.name
+                        ));
+                    }
+                }
+            }
         }
         let count = self
             .grid
@@ -486,6 +520,33 @@ impl ExperimentSpec {
                     "figure `{}`: metric `{}`: a latency figure takes `all`, `read` or `write`",
                     f.id, f.metric
                 ));
+            }
+            if f.kind == FigureKind::Heatmap {
+                fn key<'k>(
+                    grid: &BTreeMap<String, Vec<toml::Value>>,
+                    k: &'k Option<String>,
+                ) -> Option<&'k String> {
+                    k.as_ref().filter(|k| grid.contains_key(*k))
+                }
+                match (key(&self.grid, &f.x), key(&self.grid, &f.y)) {
+                    (Some(x), Some(y)) if x != y => {}
+                    _ => {
+                        return Err(format!(
+                            "figure `{}`: a heat map needs `x` and `y` = two different grid keys",
+                            f.id
+                        ))
+                    }
+                }
+                if let Some(o) = f
+                    .over
+                    .as_ref()
+                    .filter(|o| !self.variants.iter().any(|v| &v.name == *o))
+                {
+                    return Err(format!(
+                        "figure `{}`: over = `{o}` is not one of the variants",
+                        f.id
+                    ));
+                }
             }
             if f.kind == FigureKind::Sweep
                 && !f.x.as_ref().is_some_and(|x| self.grid.contains_key(x))
@@ -610,7 +671,7 @@ impl ExperimentSpec {
                     sets.extend(
                         combo
                             .iter()
-                            .filter(|(k, _)| k.as_str() != "preset")
+                            .filter(|(k, _)| k.as_str() != "preset" && !k.starts_with(SYNTH_GRID))
                             .map(|(k, val)| format!("{k}={val}")),
                     );
                     if let Some(extra) = w.grid_set.get(&grid_label(combo)) {
@@ -641,13 +702,44 @@ impl ExperimentSpec {
                             seed,
                             replica,
                             verify: self.verify,
-                            source: WorkloadRef::of(w, dir).replica(replica),
+                            source: synth_grid(WorkloadRef::of(w, dir), combo).replica(replica),
                         });
                     }
                 }
             }
         }
         points
+    }
+}
+
+/// The prefix of grid keys that set a key of the workloads' synthetic specs.
+const SYNTH_GRID: &str = "synth.";
+
+/// `spec` with `key` set to `value` (replacing the key if the spec has it).
+fn with_synth_key(spec: &str, key: &str, value: &str) -> String {
+    let prefix = format!("{key}=");
+    let mut parts: Vec<String> = spec
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty() && !p.starts_with(&prefix))
+        .map(String::from)
+        .collect();
+    parts.push(format!("{key}={}", value.trim_matches('"')));
+    parts.join(",")
+}
+
+/// A workload's source at a grid point: its synthetic spec with the grid's `synth.` keys set.
+fn synth_grid(source: WorkloadRef, combo: &BTreeMap<String, String>) -> WorkloadRef {
+    match source {
+        WorkloadRef::Synth { mut spec } => {
+            for (k, v) in combo {
+                if let Some(key) = k.strip_prefix(SYNTH_GRID) {
+                    spec = with_synth_key(&spec, key, v);
+                }
+            }
+            WorkloadRef::Synth { spec }
+        }
+        other => other,
     }
 }
 
@@ -814,6 +906,60 @@ set = ["sched.policy=rps"]
             let e = spec.check().unwrap_err();
             assert!(e.contains("plain file name"), "{id}: {e}");
         }
+    }
+
+    #[test]
+    fn synth_grid_keys_set_the_workload_spec_not_the_config() {
+        let text = r#"
+name = "t"
+title = "T"
+preset = "tiny"
+baseline = "B"
+[[workload]]
+name = "a"
+synth = "requests=10,write_ratio=0.5,seed=3"
+[[variant]]
+name = "B"
+[grid]
+"synth.write_ratio" = [0.2, 0.8]
+"host.time_scale" = [1.0]
+"#;
+        let spec: ExperimentSpec = toml::from_str(text).unwrap();
+        spec.check().unwrap();
+        let points = spec.points(Path::new("/exp"));
+        let p = points
+            .iter()
+            .find(|p| p.id == "a__time_scale-1.0__write_ratio-0.2__B")
+            .unwrap();
+        assert_eq!(p.sets, vec!["host.time_scale=1.0"]);
+        assert_eq!(
+            p.source,
+            WorkloadRef::Synth {
+                spec: "requests=10,seed=3,write_ratio=0.2".into()
+            }
+        );
+        // A trace workload cannot take a synthetic key; a value the spec refuses is named.
+        let trace = text.replace(
+            r#"synth = "requests=10,write_ratio=0.5,seed=3""#,
+            r#"trace = "x.csv""#,
+        );
+        let e = toml::from_str::<ExperimentSpec>(&trace)
+            .unwrap()
+            .check()
+            .unwrap_err();
+        assert!(
+            e.contains("`synth.write_ratio`") && e.contains("not synthetic"),
+            "{e}"
+        );
+        let bad = text.replace("[0.2, 0.8]", "[0.2, 1.5]");
+        let e = toml::from_str::<ExperimentSpec>(&bad)
+            .unwrap()
+            .check()
+            .unwrap_err();
+        assert!(
+            e.contains("synth.write_ratio") && e.contains("write_ratio"),
+            "{e}"
+        );
     }
 
     #[test]

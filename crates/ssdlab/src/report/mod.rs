@@ -10,6 +10,7 @@ mod causes;
 mod claims;
 mod decompose;
 mod figures;
+mod heatmap;
 mod labels;
 mod page;
 
@@ -776,7 +777,12 @@ pub fn unknown_metrics(
     numeric_paths(first, String::new(), &mut keys);
     spec.figures
         .iter()
-        .filter(|f| matches!(f.kind, FigureKind::Bars | FigureKind::Sweep))
+        .filter(|f| {
+            matches!(
+                f.kind,
+                FigureKind::Bars | FigureKind::Sweep | FigureKind::Heatmap
+            )
+        })
         .filter(|f| stored.iter().all(|s| metric(s, &f.metric).is_none()))
         .map(|f| {
             let last = f.metric.rsplit('.').next().unwrap_or(&f.metric);
@@ -838,6 +844,7 @@ pub fn build(
             FigureKind::Bars => figs.push(bars_figure(&d, f)),
             FigureKind::Cdf | FigureKind::Percentiles => figs.extend(latency_figures(&d, f)),
             FigureKind::Sweep => figs.extend(sweep_figures(&d, f)),
+            FigureKind::Heatmap => figs.extend(heatmap::figures(&d, f)),
         }
     }
     let missing: Vec<String> = results

@@ -1,15 +1,18 @@
 //! SVG figures drawn with plotters' SVG backend (no system fonts needed): grouped bars split
-//! into small multiples, CDFs with a tail view, percentile lines and parameter sweeps.
+//! into small multiples, CDFs with a tail view, percentile lines, parameter sweeps and heat
+//! maps.
 //!
 //! Every figure is [`WIDTH`] px wide so a report page shows it whole; the legend sits in a row
 //! under the title, never over the data; ticks print without spurious decimals.
 
 mod bars;
 mod bounds;
+mod heat;
 mod lines;
 
 pub use bars::{bars, Bars};
 pub use bounds::text_problems;
+pub use heat::{heat, Heat};
 pub use lines::{lines, Lines};
 
 use plotters::coord::Shift;
@@ -123,6 +126,8 @@ enum Key {
     Dot(RGBColor),
     /// The paper's values: a black triangle.
     Paper,
+    /// A framed cell (heat maps).
+    Frame,
 }
 
 /// A legend entry's label starts this far right of its key's left edge, px (a swatch is 14 px
@@ -196,6 +201,12 @@ fn head<'a>(
                 }
                 Key::Dot(c) => legend.draw(&Circle::new((x + 9, y), 4, c.filled()))?,
                 Key::Paper => legend.draw(&TriangleMarker::new((x + 8, y), 6, BLACK.filled()))?,
+                Key::Frame => {
+                    legend.draw(&Rectangle::new(
+                        [(x, y - 6), (x + 14, y + 6)],
+                        BLACK.stroke_width(3),
+                    ))?;
+                }
             }
             legend.draw(&Text::new(
                 name.clone(),

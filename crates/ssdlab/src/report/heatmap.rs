@@ -1,0 +1,256 @@
+//! Heat-map figures: a metric (optionally divided by another variant's, e.g. A = G / D) over
+//! two grid keys, one map per workload, variant and combination of the other grid keys, with
+//! the cells near the paper's value framed and named.
+
+use super::figures::{heat, Heat};
+use super::{fmt, Data, Figure, Table};
+use crate::experiment::{grid_label, FigureSpec};
+use std::collections::BTreeMap;
+
+/// A cell is near the paper's value within this share of it.
+const NEAR: f64 = 0.10;
+
+/// The grid keys' values in the experiment's order, as points store them.
+fn values(d: &Data, key: &str) -> Vec<String> {
+    d.spec
+        .grid
+        .get(key)
+        .map(|vs| vs.iter().map(ToString::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// Every combination of the grid keys other than `x` and `y`.
+fn others(d: &Data, x: &str, y: &str) -> Vec<BTreeMap<String, String>> {
+    let mut combos = vec![BTreeMap::new()];
+    for k in d.spec.grid.keys().filter(|k| *k != x && *k != y) {
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                values(d, k).into_iter().map(move |v| {
+                    let mut c = c.clone();
+                    c.insert(k.clone(), v);
+                    c
+                })
+            })
+            .collect();
+    }
+    combos
+}
+
+/// The heat maps of figure `f`.
+pub(super) fn figures(d: &Data, f: &FigureSpec) -> Vec<Figure> {
+    let (Some(x), Some(y)) = (f.x.as_deref(), f.y.as_deref()) else {
+        return vec![];
+    };
+    let (xs, ys) = (values(d, x), values(d, y));
+    let short = |k: &str| k.rsplit('.').next().unwrap_or(k).to_string();
+    let bare = |v: &String| v.trim_matches('"').to_string();
+    let mut out = Vec::new();
+    let workloads = d
+        .spec
+        .workloads
+        .iter()
+        .map(|w| w.name.clone())
+        .filter(|w| f.workload.as_ref().is_none_or(|fw| fw == w));
+    for w in workloads {
+        for rest in others(d, x, y) {
+            for v in d.variants(f) {
+                let cell = |xv: &String, yv: &String| {
+                    let mut g = rest.clone();
+                    g.insert(x.to_string(), xv.clone());
+                    g.insert(y.to_string(), yv.clone());
+                    let value = d.value(f, &w, &g, &v)?;
+                    match &f.over {
+                        Some(o) => {
+                            let by = d.value(f, &w, &g, o)?;
+                            (by != 0.0).then(|| value / by)
+                        }
+                        None => Some(value),
+                    }
+                };
+                let cells: Vec<Vec<Option<f64>>> = ys
+                    .iter()
+                    .map(|yv| xs.iter().map(|xv| cell(xv, yv)).collect())
+                    .collect();
+                let near = |c: &Option<f64>| matches!((c, f.paper_value), (Some(c), Some(p)) if (c - p).abs() <= NEAR * p.abs());
+                let marked: Vec<Vec<bool>> =
+                    cells.iter().map(|r| r.iter().map(near).collect()).collect();
+                let mut title = format!("{} — {v}, {w}", f.title);
+                if !rest.is_empty() {
+                    title.push_str(&format!(" ({})", grid_label(&rest)));
+                }
+                let (xl, yl) = (
+                    xs.iter().map(bare).collect::<Vec<_>>(),
+                    ys.iter().map(bare).collect::<Vec<_>>(),
+                );
+                let mark_label = f
+                    .paper_value
+                    .map(|p| format!("within 10 % of the paper's {}", fmt(Some(p))))
+                    .unwrap_or_default();
+                let svg = heat(&Heat {
+                    title: &title,
+                    x_label: &short(x),
+                    y_label: &short(y),
+                    xs: &xl,
+                    ys: &yl,
+                    cells: &cells,
+                    marked: &marked,
+                    mark_label: &mark_label,
+                });
+                let mut header = vec![format!("{} \\ {}", short(y), short(x))];
+                header.extend(xl.iter().cloned());
+                let rows = ys
+                    .iter()
+                    .zip(&cells)
+                    .zip(&marked)
+                    .rev()
+                    .map(|((yv, row), m)| {
+                        std::iter::once(bare(yv))
+                            .chain(row.iter().zip(m).map(|(c, m)| {
+                                if *m {
+                                    format!("**{}**", fmt(*c))
+                                } else {
+                                    fmt(*c)
+                                }
+                            }))
+                            .collect()
+                    })
+                    .collect();
+                let mut caption = f.caption.clone();
+                if let Some(p) = f.paper_value {
+                    caption.push_str(&paper_note(p, &cells, &xl, &yl, &short(x), &short(y)));
+                }
+                let mut id = format!("{}-{}-{}", f.id, w, v);
+                if !rest.is_empty() {
+                    id.push('-');
+                    id.push_str(&grid_label(&rest).replace([' ', '='], "-"));
+                }
+                out.push(Figure {
+                    id: id
+                        .chars()
+                        .map(|c| {
+                            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                                c
+                            } else {
+                                '_'
+                            }
+                        })
+                        .collect(),
+                    title,
+                    caption,
+                    svg,
+                    table: Table { header, rows },
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Where the paper's value `p` falls in the map: the cells within 10 % of it, or that none is
+/// and the nearest.
+fn paper_note(
+    p: f64,
+    cells: &[Vec<Option<f64>>],
+    xs: &[String],
+    ys: &[String],
+    x: &str,
+    y: &str,
+) -> String {
+    let all = cells.iter().enumerate().flat_map(|(yi, r)| {
+        r.iter()
+            .enumerate()
+            .filter_map(move |(xi, c)| c.map(|c| (c, xi, yi)))
+    });
+    let at = |xi: usize, yi: usize| format!("{x}={} {y}={}", xs[xi], ys[yi]);
+    let near: Vec<String> = all
+        .clone()
+        .filter(|(c, ..)| (c - p).abs() <= NEAR * p.abs())
+        .map(|(c, xi, yi)| format!("{} ({})", at(xi, yi), fmt(Some(c))))
+        .collect();
+    if !near.is_empty() {
+        return format!(
+            " The paper's {} falls (within 10 %, framed, bold in the table) at {}.",
+            fmt(Some(p)),
+            near.join("; ")
+        );
+    }
+    match all.min_by(|a, b| (a.0 - p).abs().total_cmp(&(b.0 - p).abs())) {
+        Some((c, xi, yi)) => format!(
+            " No cell is within 10 % of the paper's {}; the nearest is {} at {}.",
+            fmt(Some(p)),
+            fmt(Some(c)),
+            at(xi, yi)
+        ),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::ExperimentSpec;
+
+    #[test]
+    fn cells_come_from_the_runs_and_the_paper_value_is_placed() {
+        let spec: ExperimentSpec = toml::from_str(
+            r#"
+name = "t"
+title = "t"
+preset = "tiny"
+baseline = "base"
+[[workload]]
+name = "a"
+synth = "requests=10,write_ratio=0.5"
+[[variant]]
+name = "base"
+[[variant]]
+name = "opt"
+[[variant]]
+name = "s"
+[grid]
+"synth.write_ratio" = [0.2, 0.8]
+"host.time_scale" = [0.1, 1.0]
+[[figure]]
+id = "a"
+title = "A"
+kind = "heatmap"
+x = "synth.write_ratio"
+y = "host.time_scale"
+metric = "all.mean_us"
+reduction = true
+over = "opt"
+variants = ["s"]
+paper_value = 0.5
+"#,
+        )
+        .unwrap();
+        // Baseline 100; the optimal system 50 everywhere (D 50 %); the scheme 75 at
+        // write_ratio 0.2 and time scale 0.1 (G 25 %, A 0.5), 95 elsewhere (A 0.1).
+        let results = super::super::test_results(&spec, |p| {
+            let near = p.grid["synth.write_ratio"] == "0.2" && p.grid["host.time_scale"] == "0.1";
+            let mean = match p.variant.as_str() {
+                "base" => 100.0,
+                "opt" => 50.0,
+                _ if near => 75.0,
+                _ => 95.0,
+            };
+            serde_json::json!({"all": {"mean_us": mean}})
+        });
+        let d = Data::new(&spec, &results);
+        let figs = figures(&d, &spec.figures[0]);
+        assert_eq!(figs.len(), 1);
+        let t = &figs[0].table;
+        assert_eq!(t.header, ["time_scale \\ write_ratio", "0.2", "0.8"]);
+        // Rows from the top (largest y) down.
+        assert_eq!(t.rows[0], ["1.0", "0.100", "0.100"]);
+        assert_eq!(t.rows[1], ["0.1", "**0.500**", "0.100"]);
+        assert!(
+            figs[0].caption.contains("falls")
+                && figs[0].caption.contains("write_ratio=0.2 time_scale=0.1"),
+            "{}",
+            figs[0].caption
+        );
+        assert!(figs[0].svg.contains("within 10 % of the paper"));
+    }
+}
