@@ -7,8 +7,14 @@ use super::{fmt, Data, Figure, Table};
 use crate::experiment::{grid_label, FigureSpec};
 use std::collections::BTreeMap;
 
-/// A cell is near the paper's value within this share of it.
+/// A cell is near the paper's value when its effect is within this share of the paper's
+/// effect (the claims' rule: effects measured from 1 on a normalised figure, else from 0).
 const NEAR: f64 = 0.10;
+
+/// Whether `c` is near the paper's `p`, effects measured from `origin`.
+fn near(c: f64, p: f64, origin: f64) -> bool {
+    ((c - origin) - (p - origin)).abs() <= NEAR * (p - origin).abs()
+}
 
 /// The grid keys' values in the experiment's order, as points store them.
 fn values(d: &Data, key: &str) -> Vec<String> {
@@ -72,9 +78,21 @@ pub(super) fn figures(d: &Data, f: &FigureSpec) -> Vec<Figure> {
                     .iter()
                     .map(|yv| xs.iter().map(|xv| cell(xv, yv)).collect())
                     .collect();
-                let near = |c: &Option<f64>| matches!((c, f.paper_value), (Some(c), Some(p)) if (c - p).abs() <= NEAR * p.abs());
-                let marked: Vec<Vec<bool>> =
-                    cells.iter().map(|r| r.iter().map(near).collect()).collect();
+                let origin = if f.normalize && f.over.is_none() {
+                    1.0
+                } else {
+                    0.0
+                };
+                let marked: Vec<Vec<bool>> = cells
+                    .iter()
+                    .map(|r| {
+                        r.iter()
+                            .map(|c| {
+                                matches!((c, f.paper_value), (Some(c), Some(p)) if near(*c, p, origin))
+                            })
+                            .collect()
+                    })
+                    .collect();
                 let mut title = format!("{} — {v}, {w}", f.title);
                 if !rest.is_empty() {
                     title.push_str(&format!(" ({})", grid_label(&rest)));
@@ -85,7 +103,7 @@ pub(super) fn figures(d: &Data, f: &FigureSpec) -> Vec<Figure> {
                 );
                 let mark_label = f
                     .paper_value
-                    .map(|p| format!("within 10 % of the paper's {}", fmt(Some(p))))
+                    .map(|p| format!("effect within 10 % of the paper's {}", fmt(Some(p))))
                     .unwrap_or_default();
                 let svg = heat(&Heat {
                     title: &title,
@@ -118,7 +136,15 @@ pub(super) fn figures(d: &Data, f: &FigureSpec) -> Vec<Figure> {
                     .collect();
                 let mut caption = f.caption.clone();
                 if let Some(p) = f.paper_value {
-                    caption.push_str(&paper_note(p, &cells, &xl, &yl, &short(x), &short(y)));
+                    caption.push_str(&paper_note(
+                        p,
+                        origin,
+                        &cells,
+                        &xl,
+                        &yl,
+                        &short(x),
+                        &short(y),
+                    ));
                 }
                 let mut id = format!("{}-{}-{}", f.id, w, v);
                 if !rest.is_empty() {
@@ -147,10 +173,11 @@ pub(super) fn figures(d: &Data, f: &FigureSpec) -> Vec<Figure> {
     out
 }
 
-/// Where the paper's value `p` falls in the map: the cells within 10 % of it, or that none is
-/// and the nearest.
+/// Where the paper's value `p` falls in the map: the cells whose effect (from `origin`) is
+/// within 10 % of its effect, or that none is and the nearest.
 fn paper_note(
     p: f64,
+    origin: f64,
     cells: &[Vec<Option<f64>>],
     xs: &[String],
     ys: &[String],
@@ -165,19 +192,19 @@ fn paper_note(
     let at = |xi: usize, yi: usize| format!("{x}={} {y}={}", xs[xi], ys[yi]);
     let near: Vec<String> = all
         .clone()
-        .filter(|(c, ..)| (c - p).abs() <= NEAR * p.abs())
+        .filter(|(c, ..)| near(*c, p, origin))
         .map(|(c, xi, yi)| format!("{} ({})", at(xi, yi), fmt(Some(c))))
         .collect();
     if !near.is_empty() {
         return format!(
-            " The paper's {} falls (within 10 %, framed, bold in the table) at {}.",
+            " The paper's {} falls (its effect within 10 %, framed, bold in the table) at {}.",
             fmt(Some(p)),
             near.join("; ")
         );
     }
     match all.min_by(|a, b| (a.0 - p).abs().total_cmp(&(b.0 - p).abs())) {
         Some((c, xi, yi)) => format!(
-            " No cell is within 10 % of the paper's {}; the nearest is {} at {}.",
+            " No cell's effect is within 10 % of the paper's {}; the nearest is {} at {}.",
             fmt(Some(p)),
             fmt(Some(c)),
             at(xi, yi)
@@ -190,6 +217,16 @@ fn paper_note(
 mod tests {
     use super::*;
     use crate::experiment::ExperimentSpec;
+
+    #[test]
+    fn nearness_is_measured_on_effects() {
+        // A normalised 1.08 is an 8 % effect: 1.02 is a quarter of it, not near.
+        assert!(near(1.081, 1.08, 1.0));
+        assert!(!near(1.02, 1.08, 1.0));
+        // Measured from 0 (a reduction, a share), 1.02 is within 10 % of 1.08.
+        assert!(near(1.02, 1.08, 0.0));
+        assert!(!near(-21.8, 21.8, 0.0));
+    }
 
     #[test]
     fn cells_come_from_the_runs_and_the_paper_value_is_placed() {
