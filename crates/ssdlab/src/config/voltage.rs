@@ -43,6 +43,11 @@ pub struct VoltageConfig {
     /// Left out of the serialized config at `false`.
     #[serde(default, skip_serializing_if = "is_false")]
     pub split_fill_wear: bool,
+    /// HIRE: GC moves a page at the level of its hotness field's class (ours; hire.txt keeps
+    /// the field but does not say GC reads it); false: at its victim's level, with one GC
+    /// stream per plane. Left out of the serialized config at `true`.
+    #[serde(default = "super::yes", skip_serializing_if = "super::is_true")]
+    pub gc_relevel: bool,
     /// Sensing time at the high level as a multiple of `flash.read_us` (the normal level's).
     pub high_read_factor: f64,
     /// Read transfer time at the high level as a multiple of `flash.transfer_us`.

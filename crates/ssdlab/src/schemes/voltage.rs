@@ -19,6 +19,7 @@ fn install(cfg: &Config, p: &mut Policies) {
     p.level = Some(Box::new(Controller {
         policy: cfg.voltage.policy,
         rewrite_clean_read_hot: cfg.voltage.rewrite_clean_read_hot,
+        gc_relevel: cfg.voltage.gc_relevel,
         hotness: HotnessField::default(),
     }));
 }
@@ -28,6 +29,8 @@ fn install(cfg: &Config, p: &mut Policies) {
 struct Controller {
     policy: VoltagePolicy,
     rewrite_clean_read_hot: bool,
+    /// HIRE: GC moves pages at their class's level (else at their victim's).
+    gc_relevel: bool,
     /// HIRE: the class each logical page last left the buffer with (hire.txt §3.3).
     hotness: HotnessField,
 }
@@ -86,17 +89,18 @@ impl ProgramLevel for Controller {
         }
     }
 
-    /// HIRE re-decides the level of a page GC moves from its hotness field; a page never
-    /// classed keeps its block's level, as do all pages under the other controllers.
+    /// HIRE re-decides the level of a page GC moves from its hotness field (unless
+    /// `voltage.gc_relevel` is off); a page never classed keeps its block's level, as do all
+    /// pages under the other controllers.
     fn relocation_level(&self, lpn: u32, victim: Level) -> Level {
-        match self.hotness.get(lpn) {
+        match self.hotness.get(lpn).filter(|_| self.relevels()) {
             Some(class) => self.level(Some(class)),
             None => victim,
         }
     }
 
     fn relevels(&self) -> bool {
-        self.policy == VoltagePolicy::Hire
+        self.policy == VoltagePolicy::Hire && self.gc_relevel
     }
 
     fn levels(&self) -> &'static [Level] {
@@ -147,3 +151,27 @@ pub const HIRE: Scheme = Scheme {
     params: &[],
     install,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::policy::ProgramLevel as _;
+
+    #[test]
+    fn gc_relevels_from_the_hotness_field_only_when_asked() {
+        let mut c = Controller {
+            policy: VoltagePolicy::Hire,
+            rewrite_clean_read_hot: false,
+            gc_relevel: true,
+            hotness: HotnessField::default(),
+        };
+        c.classified(7, Hotness::ReadHot);
+        assert_eq!(c.relocation_level(7, Level::Low), Level::High);
+        // Never classed: the victim's level.
+        assert_eq!(c.relocation_level(8, Level::Low), Level::Low);
+        assert!(c.relevels());
+        c.gc_relevel = false;
+        assert_eq!(c.relocation_level(7, Level::Low), Level::Low);
+        assert!(!c.relevels());
+    }
+}
