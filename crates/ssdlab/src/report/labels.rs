@@ -26,6 +26,7 @@ pub fn metric_label(path: &str) -> String {
         }
         "cost.cost_latency_us" => Some("mean response time × space factor (µs)"),
         "gc.time_ms" => Some("total GC time (ms)"),
+        "flash.erases" => Some("erases"),
         "staging.redirected_pct" => Some("reads redirected to a copy (% of read pages)"),
         "redundancy.redirected_pct" => Some("reads rebuilt or redirected (% of read pages)"),
         "shadow.wa_gc" => Some("write amplification from GC"),
