@@ -281,6 +281,10 @@ pub struct FigureSpec {
     /// and normalisation; e.g. a scheme's reduction over the optimal system's: A = G / D).
     #[serde(default)]
     pub over: Option<String>,
+    /// Heat maps with `over`: the divisor's metric, when not `metric` (e.g. coverage: a
+    /// scheme's redirected reads over the baseline's blocked reads).
+    #[serde(default)]
+    pub over_metric: Option<String>,
     /// Heat maps: the paper's value of what the map shows; cells within 10 % of it are
     /// framed and the report names them (or says none is, and which comes nearest).
     #[serde(default)]
@@ -536,6 +540,12 @@ impl ExperimentSpec {
                             f.id
                         ))
                     }
+                }
+                if f.over_metric.is_some() && f.over.is_none() {
+                    return Err(format!(
+                        "figure `{}`: over_metric needs over = the variant whose value divides",
+                        f.id
+                    ));
                 }
                 if let Some(o) = f
                     .over
@@ -960,6 +970,42 @@ name = "B"
             e.contains("synth.write_ratio") && e.contains("write_ratio"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_heat_map_needs_two_grid_keys_and_over_metric_needs_over() {
+        let base = r#"
+name = "t"
+title = "T"
+preset = "tiny"
+baseline = "B"
+[[workload]]
+name = "a"
+synth = "requests=10"
+[[variant]]
+name = "B"
+[grid]
+"host.time_scale" = [1.0]
+"ftl.gc_threshold" = [0.05]
+[[figure]]
+id = "h"
+title = "H"
+kind = "heatmap"
+metric = "read.mean_us"
+"#;
+        let check = |extra: &str| {
+            toml::from_str::<ExperimentSpec>(&format!("{base}{extra}"))
+                .unwrap()
+                .check()
+        };
+        let e = check("x = \"host.time_scale\"\n").unwrap_err();
+        assert!(e.contains("two different grid keys"), "{e}");
+        let both = "x = \"host.time_scale\"\ny = \"ftl.gc_threshold\"\n";
+        check(both).unwrap();
+        let e = check(&format!("{both}over_metric = \"read.p99_us\"\n")).unwrap_err();
+        assert!(e.contains("over_metric needs over"), "{e}");
+        let e = check(&format!("{both}over = \"C\"\n")).unwrap_err();
+        assert!(e.contains("`C` is not one of the variants"), "{e}");
     }
 
     #[test]

@@ -58,6 +58,11 @@ pub(super) fn figures(d: &Data, f: &FigureSpec) -> Vec<Figure> {
         .iter()
         .map(|w| w.name.clone())
         .filter(|w| f.workload.as_ref().is_none_or(|fw| fw == w));
+    // The divisor of `over`: the same figure with `over_metric` as its metric.
+    let divisor = FigureSpec {
+        metric: f.over_metric.clone().unwrap_or_else(|| f.metric.clone()),
+        ..f.clone()
+    };
     for w in workloads {
         for rest in others(d, x, y) {
             for v in d.variants(f) {
@@ -68,7 +73,7 @@ pub(super) fn figures(d: &Data, f: &FigureSpec) -> Vec<Figure> {
                     let value = d.value(f, &w, &g, &v)?;
                     match &f.over {
                         Some(o) => {
-                            let by = d.value(f, &w, &g, o)?;
+                            let by = d.value(&divisor, &w, &g, o)?;
                             (by != 0.0).then(|| value / by)
                         }
                         None => Some(value),
@@ -289,5 +294,54 @@ paper_value = 0.5
             figs[0].caption
         );
         assert!(figs[0].svg.contains("within 10 % of the paper"));
+    }
+
+    #[test]
+    fn coverage_divides_one_variants_metric_by_anothers() {
+        let spec: ExperimentSpec = toml::from_str(
+            r#"
+name = "t"
+title = "t"
+preset = "tiny"
+baseline = "base"
+[[workload]]
+name = "a"
+synth = "requests=10,write_ratio=0.5"
+[[variant]]
+name = "base"
+[[variant]]
+name = "s"
+[grid]
+"synth.write_ratio" = [0.2, 0.8]
+"host.time_scale" = [1.0]
+[[figure]]
+id = "coverage"
+title = "coverage"
+kind = "heatmap"
+x = "synth.write_ratio"
+y = "host.time_scale"
+metric = "read_requests_redirected_pct"
+over = "base"
+over_metric = "read_requests_blocked_pct"
+variants = ["s"]
+"#,
+        )
+        .unwrap();
+        // The scheme redirects 10 % of reads; the baseline blocks 40 % (write ratio 0.2) or
+        // 20 % (0.8): coverage 0.25 and 0.5.
+        let results = super::super::test_results(&spec, |p| {
+            let blocked = if p.grid["synth.write_ratio"] == "0.2" {
+                40.0
+            } else {
+                20.0
+            };
+            serde_json::json!({
+                "read_requests_redirected_pct": 10.0,
+                "read_requests_blocked_pct": blocked,
+            })
+        });
+        let d = Data::new(&spec, &results);
+        let figs = figures(&d, &spec.figures[0]);
+        assert_eq!(figs[0].table.rows[0], ["1.0", "0.250", "0.500"]);
     }
 }
