@@ -15,7 +15,7 @@ pub use runner::{
     collect, load_results, lock, plan, run_job, run_points, DirLock, Loaded, PointOutcome,
     RESULTS_DIR,
 };
-pub(crate) use spec::grid_label;
+pub(crate) use spec::{grid_label, slug};
 pub use spec::{
     CalibrateSpec, DecompositionSpec, ExperimentSpec, FigureKind, FigureSpec, PaperDecomposition,
     VariantSpec, WorkloadSpec, MAX_POINTS,

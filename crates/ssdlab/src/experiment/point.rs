@@ -102,14 +102,9 @@ impl WorkloadRef {
                 let Ok(parsed) = spec.parse::<SynthSpec>() else {
                     return WorkloadRef::Synth { spec };
                 };
-                let mut parts: Vec<&str> = spec
-                    .split(',')
-                    .filter(|p| !p.trim().is_empty() && !p.trim().starts_with("seed="))
-                    .collect();
-                let seed = format!("seed={}", parsed.seed.wrapping_add(u64::from(replica)));
-                parts.push(&seed);
+                let seed = parsed.seed.wrapping_add(u64::from(replica)).to_string();
                 WorkloadRef::Synth {
-                    spec: parts.join(","),
+                    spec: with_spec_key(&spec, "seed", &seed),
                 }
             }
             other => other,
@@ -161,6 +156,19 @@ impl WorkloadRef {
         }
         Ok(hex(&h.finalize()[..8]))
     }
+}
+
+/// Synthetic spec `spec` with `key` set to `value` (its quotes removed), after every other
+/// key as written: a key already there is replaced.
+pub(super) fn with_spec_key(spec: &str, key: &str, value: &str) -> String {
+    let prefix = format!("{key}=");
+    let mut parts: Vec<&str> = spec
+        .split(',')
+        .filter(|p| !p.trim().is_empty() && !p.trim().starts_with(&prefix))
+        .collect();
+    let set = format!("{key}={}", value.trim_matches('"'));
+    parts.push(&set);
+    parts.join(",")
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -430,7 +430,7 @@ impl ExperimentSpec {
                     ));
                 };
                 for v in values {
-                    let spec = with_synth_key(spec, key, &value_text(v));
+                    let spec = super::point::with_spec_key(spec, key, &value_text(v));
                     if let Err(e) = spec.parse::<crate::workload::synth::SynthSpec>() {
                         return Err(format!(
                             "grid key `{k}` = {v} on workload `{}`: {e}",
@@ -636,8 +636,18 @@ impl ExperimentSpec {
 
     /// Every combination of the grid's values (one empty combination without a grid).
     fn combos(&self) -> Vec<BTreeMap<String, String>> {
+        self.combos_without(&[])
+    }
+
+    /// Every combination of the values of the grid keys not in `skip`, valued as points store
+    /// them.
+    pub(crate) fn combos_without(&self, skip: &[&str]) -> Vec<BTreeMap<String, String>> {
         let mut combos: Vec<BTreeMap<String, String>> = vec![BTreeMap::new()];
-        for (key, values) in &self.grid {
+        for (key, values) in self
+            .grid
+            .iter()
+            .filter(|(k, _)| !skip.contains(&k.as_str()))
+        {
             combos = combos
                 .into_iter()
                 .flat_map(|c| {
@@ -725,26 +735,13 @@ impl ExperimentSpec {
 /// The prefix of grid keys that set a key of the workloads' synthetic specs.
 const SYNTH_GRID: &str = "synth.";
 
-/// `spec` with `key` set to `value` (replacing the key if the spec has it).
-fn with_synth_key(spec: &str, key: &str, value: &str) -> String {
-    let prefix = format!("{key}=");
-    let mut parts: Vec<String> = spec
-        .split(',')
-        .map(str::trim)
-        .filter(|p| !p.is_empty() && !p.starts_with(&prefix))
-        .map(String::from)
-        .collect();
-    parts.push(format!("{key}={}", value.trim_matches('"')));
-    parts.join(",")
-}
-
 /// A workload's source at a grid point: its synthetic spec with the grid's `synth.` keys set.
 fn synth_grid(source: WorkloadRef, combo: &BTreeMap<String, String>) -> WorkloadRef {
     match source {
         WorkloadRef::Synth { mut spec } => {
             for (k, v) in combo {
                 if let Some(key) = k.strip_prefix(SYNTH_GRID) {
-                    spec = with_synth_key(&spec, key, v);
+                    spec = super::point::with_spec_key(&spec, key, v);
                 }
             }
             WorkloadRef::Synth { spec }
@@ -777,7 +774,8 @@ fn value_text(v: &toml::Value) -> String {
     v.to_string()
 }
 
-fn slug(s: &str) -> String {
+/// `s` reduced to letters, digits, `-` and `.` (anything else becomes `_`): safe in a file name.
+pub(crate) fn slug(s: &str) -> String {
     s.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '.' {

@@ -121,7 +121,8 @@ pub const NO_EFFECT_BAND: f64 = 0.025;
 /// The thresholds of the ratio of effects where the verdict changes.
 const THRESHOLDS: [f64; 4] = [0.5, 0.9, 1.1, 2.0];
 
-fn class(r: f64) -> Verdict {
+/// The verdict on a ratio of effects (ours over the paper's) alone.
+pub(super) fn class(r: f64) -> Verdict {
     if (r - 1.0).abs() <= 0.1 + 1e-12 {
         Verdict::Match
     } else if (0.5 - 1e-12..=2.0 + 1e-12).contains(&r) {

@@ -2,18 +2,15 @@
 //! two grid keys, one map per workload, variant and combination of the other grid keys, with
 //! the cells near the paper's value framed and named.
 
+use super::claims::{class, Verdict};
 use super::figures::{heat, Heat};
 use super::{fmt, Data, Figure, Table};
-use crate::experiment::{grid_label, FigureSpec};
-use std::collections::BTreeMap;
+use crate::experiment::{grid_label, slug, FigureSpec};
 
-/// A cell is near the paper's value when its effect is within this share of the paper's
-/// effect (the claims' rule: effects measured from 1 on a normalised figure, else from 0).
-const NEAR: f64 = 0.10;
-
-/// Whether `c` is near the paper's `p`, effects measured from `origin`.
+/// Whether `c` is near the paper's `p`: the claims' ✓, its effect within 10 % of the paper's,
+/// effects measured from `origin` (1 on a normalised figure, else 0).
 fn near(c: f64, p: f64, origin: f64) -> bool {
-    ((c - origin) - (p - origin)).abs() <= NEAR * (p - origin).abs()
+    p != origin && class((c - origin) / (p - origin)) == Verdict::Match
 }
 
 /// The grid keys' values in the experiment's order, as points store them.
@@ -23,24 +20,6 @@ fn values(d: &Data, key: &str) -> Vec<String> {
         .get(key)
         .map(|vs| vs.iter().map(ToString::to_string).collect())
         .unwrap_or_default()
-}
-
-/// Every combination of the grid keys other than `x` and `y`.
-fn others(d: &Data, x: &str, y: &str) -> Vec<BTreeMap<String, String>> {
-    let mut combos = vec![BTreeMap::new()];
-    for k in d.spec.grid.keys().filter(|k| *k != x && *k != y) {
-        combos = combos
-            .into_iter()
-            .flat_map(|c| {
-                values(d, k).into_iter().map(move |v| {
-                    let mut c = c.clone();
-                    c.insert(k.clone(), v);
-                    c
-                })
-            })
-            .collect();
-    }
-    combos
 }
 
 /// The heat maps of figure `f`.
@@ -64,7 +43,7 @@ pub(super) fn figures(d: &Data, f: &FigureSpec) -> Vec<Figure> {
         ..f.clone()
     };
     for w in workloads {
-        for rest in others(d, x, y) {
+        for rest in d.spec.combos_without(&[x, y]) {
             for v in d.variants(f) {
                 let cell = |xv: &String, yv: &String| {
                     let mut g = rest.clone();
@@ -157,16 +136,7 @@ pub(super) fn figures(d: &Data, f: &FigureSpec) -> Vec<Figure> {
                     id.push_str(&grid_label(&rest).replace([' ', '='], "-"));
                 }
                 out.push(Figure {
-                    id: id
-                        .chars()
-                        .map(|c| {
-                            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                                c
-                            } else {
-                                '_'
-                            }
-                        })
-                        .collect(),
+                    id: slug(&id),
                     title,
                     caption,
                     svg,
@@ -343,5 +313,14 @@ variants = ["s"]
         let d = Data::new(&spec, &results);
         let figs = figures(&d, &spec.figures[0]);
         assert_eq!(figs[0].table.rows[0], ["1.0", "0.250", "0.500"]);
+        assert!(super::super::unknown_metrics(&spec, &results).is_empty());
+        // A divisor's metric no result has is named, as a figure's own metric is.
+        let mut typo = spec.clone();
+        typo.figures[0].over_metric = Some("read_requests_blocked_pc".into());
+        let unknown = super::super::unknown_metrics(&typo, &results);
+        assert!(
+            unknown.len() == 1 && unknown[0].contains("`read_requests_blocked_pc`"),
+            "{unknown:?}"
+        );
     }
 }

@@ -759,7 +759,7 @@ fn folding_note(d: &Data) -> Option<String> {
     ))
 }
 
-/// Figures whose metric none of the stored results has (bars and sweeps; which keys a summary
+/// Figures whose metric (or heat-map divisor's `over_metric`) none of the stored results has (bars, sweeps and heat maps; which keys a summary
 /// has depends on the schemes run, so the check is against the results): one message each,
 /// with the keys of the results that end like the metric. Empty while there are no results.
 pub fn unknown_metrics(
@@ -783,9 +783,14 @@ pub fn unknown_metrics(
                 FigureKind::Bars | FigureKind::Sweep | FigureKind::Heatmap
             )
         })
-        .filter(|f| stored.iter().all(|s| metric(s, &f.metric).is_none()))
-        .map(|f| {
-            let last = f.metric.rsplit('.').next().unwrap_or(&f.metric);
+        .flat_map(|f| {
+            std::iter::once(&f.metric)
+                .chain(&f.over_metric)
+                .map(move |m| (f, m))
+        })
+        .filter(|(_, m)| stored.iter().all(|s| metric(s, m).is_none()))
+        .map(|(f, m)| {
+            let last = m.rsplit('.').next().unwrap_or(m);
             let near: Vec<&str> = keys
                 .iter()
                 .filter(|k| k.ends_with(last))
@@ -793,9 +798,8 @@ pub fn unknown_metrics(
                 .map(String::as_str)
                 .collect();
             format!(
-                "figure `{}`: metric `{}` is a number in none of the {} results{}",
+                "figure `{}`: metric `{m}` is a number in none of the {} results{}",
                 f.id,
-                f.metric,
                 stored.len(),
                 if near.is_empty() {
                     " (see a result's summary, e.g. `read.mean_us`)".to_string()

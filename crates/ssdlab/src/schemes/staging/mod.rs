@@ -198,11 +198,11 @@ impl ReadRoute for Staging {
         let key = self.key_of(op);
         // A copy on a die that is itself busy with a program or erase (staging copies being
         // programmed, reclamation): `staging.busy_copy` says whether the read still goes there.
-        let copy_die = self
-            .copies
-            .get(&key)
+        let copy_die = conflicted
+            .then(|| self.copies.get(&key))
+            .flatten()
             .map(|&ppn| cx.geo().die_of(Ppn(ppn)).0 as usize);
-        let busy = match copy_die.filter(|&d| conflicted && cx.program_erase_ahead(d)) {
+        let busy = match copy_die.filter(|&d| cx.program_erase_ahead(d)) {
             None => Busy::No,
             Some(d) => match self.busy_copy {
                 BusyCopy::Home => Busy::Home,

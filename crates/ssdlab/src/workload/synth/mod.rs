@@ -196,6 +196,11 @@ const SEED_WRITES: u64 = 0x7772_6974_6500_0000;
 const SEED_RIDERS: u64 = 0x7269_6465_7273_0000;
 
 impl SynthSpec {
+    /// Whether re-reads are placed in time (`reread_gap_us`) rather than by distance in reads.
+    fn rereads_in_time(&self) -> bool {
+        self.reread > 0.0 && self.reread_gap_us > 0.0
+    }
+
     /// Whether reads and writes arrive as two processes (a direction has its own arrivals).
     pub fn split(&self) -> bool {
         self.cobatch > 0.0
@@ -390,7 +395,7 @@ impl SynthSpec {
             shared_writes: Ring::default(),
             clock,
             dirs,
-            reread_law: if self.reread_gap_us > 0.0 {
+            reread_law: if self.rereads_in_time() {
                 LogNormal::new(self.reread_gap_us.ln(), self.reread_gap_sigma)
                     .expect("validated gap law")
             } else {
@@ -597,7 +602,7 @@ impl Iterator for Synth {
             None
         };
         let seq = self.dirs[op].seq;
-        let due = if io == IoOp::Read && read_back.is_none() {
+        let due = if io == IoOp::Read && read_back.is_none() && self.spec.rereads_in_time() {
             self.due_reread()
         } else {
             None
@@ -643,12 +648,12 @@ impl Iterator for Synth {
         let dir = &mut self.dirs[op];
         dir.next_page = start + size_pages;
         dir.started = true;
-        if (op == 0 && self.spec.reread > 0.0 && self.spec.reread_gap_us <= 0.0)
+        if (op == 0 && self.spec.reread > 0.0 && !self.spec.rereads_in_time())
             || (op == 1 && (self.spec.raw > 0.0 || self.spec.cobatch_raw > 0.0))
         {
             dir.recent.push(start);
         }
-        if io == IoOp::Read && self.spec.reread_gap_us > 0.0 && self.spec.reread > 0.0 {
+        if io == IoOp::Read && self.spec.rereads_in_time() {
             self.schedule_reread(start);
         }
         let content = (io == IoOp::Write && self.spec.dedup > 0.0).then(|| self.content());
@@ -680,8 +685,12 @@ impl Synth {
     /// start page of a recent write (`None`: neither drawn, or nothing recent yet). Draws
     /// nothing unless `reread` or `raw` is set.
     fn local(&mut self, io: IoOp) -> Option<u64> {
-        let timed = self.spec.reread_gap_us > 0.0;
-        let (reread, raw) = (if timed { 0.0 } else { self.spec.reread }, self.spec.raw);
+        let reread = if self.spec.rereads_in_time() {
+            0.0
+        } else {
+            self.spec.reread
+        };
+        let raw = self.spec.raw;
         if io != IoOp::Read || reread + raw <= 0.0 {
             return None;
         }
