@@ -83,6 +83,8 @@ proptest! {
         fetch in prop::sample::select(vec![0u32, 0, 1, 8]),
         pre_process in any::<bool>(),
         mapping_first in any::<bool>(),
+        busy_copy in prop::sample::select(vec!["home", "redirect", "less-work"]),
+        gc_relevel in any::<bool>(),
     ) {
         // Combinations validation refuses are turned into their nearest allowed one, so most
         // cases run (refused ones prove nothing): most-free plane choice needs static
@@ -126,6 +128,8 @@ proptest! {
             .set(&format!("staging.design={staging}")).unwrap()
             .set("staging.reserved_blocks_per_plane=2").unwrap()
             .set("staging.hot_fraction=0.5").unwrap()
+            .set(&format!("staging.busy_copy={busy_copy}")).unwrap()
+            .set(&format!("voltage.gc_relevel={gc_relevel}")).unwrap()
             .set(&format!("voltage.rewrite_clean_read_hot={rewrite}")).unwrap()
             .set(&format!("buffer.device_pages={device_pages}")).unwrap()
             .set(&format!("suspend.shadow_buffer={shadow}")).unwrap()
@@ -199,6 +203,7 @@ proptest! {
         fingerprint_ns in prop::sample::select(vec![0u64, 3000]),
         suspend in prop::sample::select(vec!["off", "ips"]),
         power_loss in prop::option::of(0u64..200_000_000),
+        busy_copy in prop::sample::select(vec!["home", "redirect", "less-work"]),
     ) {
         let policy = if staging == "none" { "hotr" } else { policy };
         let cfg = tiny_drive(planes, dies, blocks, ppb)
@@ -208,6 +213,7 @@ proptest! {
             .set(&format!("staging.refcount_threshold={threshold}")).unwrap()
             .set("staging.reserved_blocks_per_plane=2").unwrap()
             .set("staging.hot_fraction=0.5").unwrap()
+            .set(&format!("staging.busy_copy={busy_copy}")).unwrap()
             .set("dedup.enabled=true").unwrap()
             .set(&format!("dedup.fingerprint_ns={fingerprint_ns}")).unwrap()
             .set(&format!("precondition.fill={fill}")).unwrap()
