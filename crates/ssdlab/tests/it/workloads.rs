@@ -163,7 +163,7 @@ fn riders_read_back_what_their_batch_wrote_and_the_fit_finds_it() {
 
 #[test]
 fn specs_print_and_parse_back() {
-    let s = "requests=1234,write_ratio=0.25,size_kib=4:0.5|8:0.5,iat_us=75,arrivals=const,batch=2,footprint_gib=2,zipf=0.7,read_arrivals=bmodel,read_b=0.7,read_span_s=3,read_zipf=1.1,read_footprint_gib=0.5,write_arrivals=onoff,write_on_ms=1,write_off_ms=9,write_on_share=0.8,write_batch=3,write_batch_us=5,write_size_kib=16,write_seq=0.2,reread=0.2,reread_dist=7,raw=0.05,cobatch=0.3,cobatch_raw=0.6,seed=9";
+    let s = "requests=1234,write_ratio=0.25,size_kib=4:0.5|8:0.5,iat_us=75,arrivals=const,batch=2,footprint_gib=2,zipf=0.7,read_arrivals=bmodel,read_b=0.7,read_span_s=3,read_zipf=1.1,read_footprint_gib=0.5,write_arrivals=onoff,write_on_ms=1,write_off_ms=9,write_on_share=0.8,write_batch=3,write_batch_us=5,write_size_kib=16,write_seq=0.2,reread=0.2,reread_dist=7,raw=0.05,cobatch=0.3,cobatch_raw=0.6,hot_gib=0.25,hot_share=0.8,write_hot_gib=0.1,write_hot_drift=3,seed=9";
     let spec: SynthSpec = s.parse().unwrap();
     let again: SynthSpec = spec.to_string().parse().unwrap();
     assert_eq!(spec, again);
@@ -429,4 +429,111 @@ fn rereads_placed_in_time_come_their_gap_after_the_first_read() {
         p.reuse.reread_gap_us
     );
     assert!(p.reuse.reread_pct > 15.0, "{}", p.reuse.reread_pct);
+}
+
+/// Requests of a generated stream as (write?, start page, pages).
+fn pages_of(spec: &str) -> Vec<(bool, u64, u64)> {
+    let spec: SynthSpec = spec.parse().unwrap();
+    spec.validate().unwrap();
+    spec.generate()
+        .unwrap()
+        .map(|r| {
+            let r = r.unwrap();
+            (
+                r.op == IoOp::Write,
+                r.offset_bytes / 4096,
+                r.size_bytes.div_ceil(4096),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_hot_set_takes_its_share_aligned_and_drifts_with_time() {
+    // 64 MiB hot set = 16,384 pages from the start of a 100 GiB footprint; 16 KiB requests.
+    let hot = 16_384;
+    let base = "requests=40000,write_ratio=0.9,size_kib=16,iat_us=10,footprint_gib=100,hot_gib=0.0625,hot_share=0.8,seed=3";
+    let reqs = pages_of(base);
+    let inside = reqs.iter().filter(|r| r.1 + r.2 <= hot).count() as f64 / reqs.len() as f64;
+    // 80 % drawn into it; cold draws over 100 GiB land there with probability ~6e-4.
+    assert!((inside - 0.8).abs() < 0.01, "share in the hot set {inside}");
+    // Hot requests are aligned to their 16 KiB size; the few unaligned ones there are cold
+    // draws that fell in the range.
+    let unaligned = reqs.iter().filter(|r| r.1 < hot && r.1 % 4 != 0).count();
+    assert!(
+        unaligned < 100,
+        "{unaligned} unaligned requests in the hot set"
+    );
+    // The hot set is mostly written over within the first quarter; after that the footprint
+    // grows only by the cold writes: 0.9 writes x 0.2 cold x 4 pages per request.
+    let written = |n: usize| {
+        let mut seen = std::collections::HashSet::new();
+        for r in reqs.iter().take(n).filter(|r| r.0) {
+            seen.extend(r.1..r.1 + r.2);
+        }
+        seen.len()
+    };
+    let (a, b) = (written(10_000), written(40_000));
+    assert!(a > hot as usize * 8 / 10, "{a}");
+    let rate = (b - a) as f64 / 30_000.0;
+    assert!((0.72..0.85).contains(&rate), "{rate} pages per request");
+    // With hot_drift = 4 the range moves 4 × its size over the stream: the last tenth's hot
+    // requests start within [3.6, 5) hot sets from the footprint's start.
+    let drift = pages_of(&format!("{base},hot_drift=4"));
+    let late: Vec<_> = drift[36_000..].iter().filter(|r| r.1 < 6 * hot).collect();
+    assert!(late.len() > 3_000, "{}", late.len());
+    // (a handful of cold draws land below 6 hot sets too: 0.4 % of ~700)
+    let outside = late
+        .iter()
+        .filter(|r| !(hot * 36 / 10 - 4..5 * hot).contains(&r.1))
+        .count();
+    assert!(
+        outside < 12,
+        "{outside} of the late hot requests outside the drifted range"
+    );
+    // A direction's own hot set: reads keep drawing over the whole footprint.
+    let own = pages_of(
+        "requests=40000,write_ratio=0.5,size_kib=16,iat_us=10,footprint_gib=100,write_hot_gib=0.0625,write_hot_share=1,seed=3",
+    );
+    assert!(own.iter().filter(|r| r.0).all(|r| r.1 + r.2 <= hot));
+    assert!(own.iter().filter(|r| !r.0 && r.1 >= hot).count() > 19_000);
+}
+
+#[test]
+fn bad_hot_set_keys_are_refused_by_name() {
+    for (spec, key) in [
+        (
+            "footprint_gib=1,hot_gib=0.1,hot_share=1.5",
+            "hot_share = 1.5",
+        ),
+        ("footprint_gib=1,hot_gib=2,hot_share=0.5", "hot_gib = 2"),
+        (
+            "footprint_gib=1,write_footprint_gib=0.5,write_hot_gib=0.7,hot_share=0.5",
+            "write_hot_gib = 0.7",
+        ),
+        (
+            "footprint_gib=1,hot_gib=1e-9,hot_share=0.5",
+            "at least one 4 KiB page",
+        ),
+        (
+            "footprint_gib=1,hot_gib=0.1,hot_share=0.5,hot_drift=-1",
+            "hot_drift = -1",
+        ),
+        (
+            "footprint_gib=1,read_hot_gib=0.1,read_hot_share=0.5,read_hot_drift=inf",
+            "read_hot_drift = inf",
+        ),
+    ] {
+        let e = spec
+            .parse::<SynthSpec>()
+            .and_then(|s| s.validate())
+            .unwrap_err();
+        assert!(e.contains(key), "{spec}: {e}");
+    }
+    let notes = |s: &str| s.parse::<SynthSpec>().unwrap().notes().join("; ");
+    assert!(notes("hot_gib=0.1").contains("hot_gib has no effect"));
+    assert!(notes("hot_gib=0.1,hot_share=0.5,read_hot_share=0")
+        .contains("read_hot_share has no effect"));
+    assert!(notes("hot_drift=3").contains("hot_drift has no effect"));
+    assert_eq!(notes("hot_gib=0.1,hot_share=0.5,hot_drift=3"), "");
 }

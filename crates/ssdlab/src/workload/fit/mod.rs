@@ -437,7 +437,7 @@ fn direct(t: &Profile, seed: u64) -> (SynthSpec, Vec<ArrivalChoice>) {
             seq: Some(td.seq_pct / 100.0),
             batch: Some(batch),
             batch_us: Some(td.burst.short_gap_us.unwrap_or(0.0)),
-            envelope: None,
+            ..OpSpec::default()
         };
         *if d == 0 {
             &mut spec.read

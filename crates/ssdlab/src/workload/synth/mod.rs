@@ -70,6 +70,12 @@ pub struct OpSpec {
     pub batch_us: Option<f64>,
     /// Activity envelope of this direction (setting it splits the stream like `arrivals`).
     pub envelope: Option<Envelope>,
+    /// This direction's hot set, GiB (`hot_gib`).
+    pub hot_gib: Option<f64>,
+    /// Share of this direction's drawn pages that fall in its hot set (`hot_share`).
+    pub hot_share: Option<f64>,
+    /// How far this direction's hot set moves over the stream (`hot_drift`).
+    pub hot_drift: Option<f64>,
 }
 
 /// A synthetic workload specification.
@@ -113,6 +119,17 @@ pub struct SynthSpec {
     /// Below 1 the other writes hit a disjoint hot set, as in the papers' observation that most
     /// pages are read-only or write-only (hotr.txt §II: 9.6 % of pages are mixed).
     pub rw_mix: f64,
+    /// Size of the hot set, GiB (0 = none): a share `hot_share` of the drawn requests fall in
+    /// one contiguous range this large from the footprint's start (uniformly, each request
+    /// aligned to its size), the others are drawn as without it (uniform or Zipf over the
+    /// footprint). A hot set below the write buffers with cold writes over the drive is
+    /// shadowgc.txt Fig. 1(a)'s shape: the written footprint grows, then levels.
+    pub hot_gib: f64,
+    /// Share of drawn pages that fall in the hot set.
+    pub hot_share: f64,
+    /// Recency: the hot set moves this many times its own size over the stream (0 = fixed),
+    /// so recently written pages are the hot ones and the footprint keeps growing.
+    pub hot_drift: f64,
     /// Keys of reads alone.
     pub read: OpSpec,
     /// Keys of writes alone.
@@ -171,6 +188,9 @@ impl Default for SynthSpec {
             zipf: 0.0,
             seq: 0.0,
             rw_mix: 1.0,
+            hot_gib: 0.0,
+            hot_share: 0.0,
+            hot_drift: 0.0,
             read: OpSpec::default(),
             write: OpSpec::default(),
             reread: 0.0,
@@ -372,7 +392,14 @@ impl SynthSpec {
                 .map_or(pages, |f| ((f * 262_144.0) as u64).clamp(1, pages));
             let s = o.zipf.unwrap_or(self.zipf);
             let sizes = self.op_sizes(op);
+            let hot_pages = (o.hot_gib.unwrap_or(self.hot_gib) * 262_144.0) as u64;
+            let hot_share = o.hot_share.unwrap_or(self.hot_share);
             Direction {
+                hot: (hot_pages > 0 && hot_share > 0.0).then(|| Hot {
+                    pages: hot_pages.min(domain),
+                    share: hot_share,
+                    drift: o.hot_drift.unwrap_or(self.hot_drift),
+                }),
                 domain,
                 zipf: (s > 0.0).then(|| Zipf::new(domain as f64, s).expect("validated exponent")),
                 weighted: (!sizes.weights.is_empty())
@@ -434,9 +461,18 @@ enum Clock {
     Split(Box<[Option<Side>; 2]>),
 }
 
+/// A direction's hot set: `pages` consecutive pages from the footprint's start that take a
+/// `share` of its draws and move `drift` times their size over the stream.
+struct Hot {
+    pages: u64,
+    share: f64,
+    drift: f64,
+}
+
 /// What the generator keeps for one direction.
 struct Direction {
     domain: u64,
+    hot: Option<Hot>,
     zipf: Option<Zipf<f64>>,
     sizes: Vec<u32>,
     weighted: Option<WeightedIndex<f64>>,
@@ -621,23 +657,35 @@ impl Iterator for Synth {
             self.shared_writes.slots[self.rng.random_range(0..self.shared_writes.slots.len())]
         } else {
             let dir = &self.dirs[op];
-            let rank = match &dir.zipf {
-                Some(z) => z.sample(&mut self.rng) as u64 - 1,
-                None => self.rng.random_range(0..dir.domain),
-            };
-            // Writes outside the shared share of the mix use a disjoint hot set: their ranks land
-            // half the footprint away from where the same ranks of reads land.
-            let shift = if io == IoOp::Write
-                && self.spec.rw_mix < 1.0
-                && !self.rng.random_bool(self.spec.rw_mix)
-            {
-                self.pages / 2
+            let hot = dir.hot.as_ref().filter(|h| self.rng.random_bool(h.share));
+            if let Some(h) = hot {
+                // A contiguous range from the footprint's start, moved on by the drift, and
+                // drawn in whole requests aligned to their size (no write straddles a page).
+                let progress = (self.emitted - 1) as f64 / self.spec.requests as f64;
+                let slots = (h.pages / size_pages).max(1);
+                let base = (h.drift * h.pages as f64 * progress) as u64 / size_pages;
+                let slot =
+                    (base + self.rng.random_range(0..slots)) % (self.pages / size_pages).max(1);
+                slot * size_pages
             } else {
-                0
-            };
-            // Scatter ranks over the footprint so hot pages are not neighbours.
-            ((u128::from(rank) * u128::from(self.scramble) + u128::from(shift))
-                % u128::from(self.pages)) as u64
+                let rank = match &dir.zipf {
+                    Some(z) => z.sample(&mut self.rng) as u64 - 1,
+                    None => self.rng.random_range(0..dir.domain),
+                };
+                // Writes outside the shared share of the mix use a disjoint hot set: their
+                // ranks land half the footprint away from where the same ranks of reads land.
+                let shift = if io == IoOp::Write
+                    && self.spec.rw_mix < 1.0
+                    && !self.rng.random_bool(self.spec.rw_mix)
+                {
+                    self.pages / 2
+                } else {
+                    0
+                };
+                // Scatter ranks over the footprint so hot pages are not neighbours.
+                ((u128::from(rank) * u128::from(self.scramble) + u128::from(shift))
+                    % u128::from(self.pages)) as u64
+            }
         };
         let start = if start + size_pages > self.pages {
             0

@@ -18,7 +18,7 @@ use std::str::FromStr;
 const MAX_SPAN_US: f64 = 1e15;
 
 /// Keys that take a `read_` or `write_` prefix.
-const PER_DIRECTION: [&str; 13] = [
+const PER_DIRECTION: [&str; 16] = [
     "envelope",
     "batch",
     "batch_us",
@@ -32,10 +32,13 @@ const PER_DIRECTION: [&str; 13] = [
     "zipf",
     "size_kib",
     "seq",
+    "hot_gib",
+    "hot_share",
+    "hot_drift",
 ];
 
 /// Every key `--synth` knows, for the message naming an unknown one.
-const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, cobatch, cobatch_raw, footprint_gib, zipf, seq, rw_mix, reread, reread_dist, reread_gap_us, reread_gap_sigma, raw, raw_dist, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, footprint_gib, zipf, size_kib, seq)";
+const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, cobatch, cobatch_raw, footprint_gib, zipf, seq, rw_mix, hot_gib, hot_share, hot_drift, reread, reread_dist, reread_gap_us, reread_gap_sigma, raw, raw_dist, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, footprint_gib, zipf, size_kib, seq, hot_gib, hot_share, hot_drift)";
 
 impl Sizes {
     /// Checks sizes and weights; `key` names them in messages.
@@ -261,6 +264,7 @@ impl SynthSpec {
         }
         for (prefix, op) in [("read_", &self.read), ("write_", &self.write)] {
             op.validate(prefix, self.footprint_gib, self.requests)?;
+            self.check_hot(prefix, op)?;
         }
         if self.split() && gap <= 0.0 {
             return Err(
@@ -367,6 +371,47 @@ impl SynthSpec {
         Ok(())
     }
 
+    /// Checks one direction's hot set (its own keys or the spec's): a share in [0, 1], a size
+    /// within the direction's footprint, a finite drift; each message names the key as given.
+    fn check_hot(&self, prefix: &str, op: &OpSpec) -> Result<(), String> {
+        let name = |key: &str, own: bool| {
+            if own {
+                format!("{prefix}{key}")
+            } else {
+                key.to_string()
+            }
+        };
+        let share = op.hot_share.unwrap_or(self.hot_share);
+        if !(0.0..=1.0).contains(&share) {
+            return Err(format!(
+                "{} = {share}: must be in [0, 1]",
+                name("hot_share", op.hot_share.is_some())
+            ));
+        }
+        let gib = op.hot_gib.unwrap_or(self.hot_gib);
+        let footprint = op.footprint_gib.unwrap_or(self.footprint_gib);
+        if !(gib.is_finite() && gib >= 0.0 && gib <= footprint) {
+            return Err(format!(
+                "{} = {gib}: must be >= 0 and at most the direction's footprint ({footprint} GiB)",
+                name("hot_gib", op.hot_gib.is_some())
+            ));
+        }
+        if gib > 0.0 && gib * 262_144.0 < 1.0 {
+            return Err(format!(
+                "{} = {gib}: a hot set must hold at least one 4 KiB page",
+                name("hot_gib", op.hot_gib.is_some())
+            ));
+        }
+        let drift = op.hot_drift.unwrap_or(self.hot_drift);
+        if !(drift.is_finite() && (0.0..=1e9).contains(&drift)) {
+            return Err(format!(
+                "{} = {drift}: must be in [0, 1e9] (hot-set sizes moved over the stream)",
+                name("hot_drift", op.hot_drift.is_some())
+            ));
+        }
+        Ok(())
+    }
+
     /// Keys the spec sets that change nothing (each note names the key and why), for the
     /// tools to print: a direction's keys when it has no requests, reuse and coupling keys
     /// without reads, the whole stream's arrival keys when each direction has its own.
@@ -413,6 +458,43 @@ impl SynthSpec {
                 if x > 0.0 {
                     notes.push(format!(
                         "{k} has no effect: write_ratio = 1 leaves no reads"
+                    ));
+                }
+            }
+        }
+        // A hot-set key works only where both a size and a share are set.
+        let hot = |op: &OpSpec| {
+            op.hot_gib.unwrap_or(self.hot_gib) > 0.0 && op.hot_share.unwrap_or(self.hot_share) > 0.0
+        };
+        let sides = [("read_", &self.read), ("write_", &self.write)];
+        for (key, whole, own) in [
+            (
+                "hot_gib",
+                self.hot_gib,
+                [self.read.hot_gib, self.write.hot_gib],
+            ),
+            (
+                "hot_share",
+                self.hot_share,
+                [self.read.hot_share, self.write.hot_share],
+            ),
+            (
+                "hot_drift",
+                self.hot_drift,
+                [self.read.hot_drift, self.write.hot_drift],
+            ),
+        ] {
+            let idle = |i: usize| !hot(sides[i].1);
+            if whole != 0.0 && (0..2).all(|i| own[i].is_some() || idle(i)) {
+                notes.push(format!(
+                    "{key} has no effect: no direction takes it with both hot_gib and hot_share > 0"
+                ));
+            }
+            for i in 0..2 {
+                if own[i].is_some() && idle(i) {
+                    notes.push(format!(
+                        "{}{key} has no effect: that direction's hot_gib or hot_share is 0",
+                        sides[i].0
                     ));
                 }
             }
@@ -660,6 +742,12 @@ impl FromStr for SynthSpec {
                 ("footprint_gib", Some(op)) => op.footprint_gib = Some(num(v)?),
                 ("size_kib", Some(op)) => op.sizes = Some(Sizes::parse(k, v)?),
                 ("seq", Some(op)) => op.seq = Some(num(v)?),
+                ("hot_gib", Some(op)) => op.hot_gib = Some(num(v)?),
+                ("hot_share", Some(op)) => op.hot_share = Some(num(v)?),
+                ("hot_drift", Some(op)) => op.hot_drift = Some(num(v)?),
+                ("hot_gib", None) => spec.hot_gib = num(v)?,
+                ("hot_share", None) => spec.hot_share = num(v)?,
+                ("hot_drift", None) => spec.hot_drift = num(v)?,
                 ("batch", Some(op)) => op.batch = Some(num(v)?),
                 ("batch_us", Some(op)) => op.batch_us = Some(num(v)?),
                 ("batch", None) => spec.batch = num(v)?,
@@ -779,6 +867,9 @@ impl fmt::Display for SynthSpec {
             ("zipf", self.zipf, d.zipf),
             ("seq", self.seq, d.seq),
             ("rw_mix", self.rw_mix, d.rw_mix),
+            ("hot_gib", self.hot_gib, d.hot_gib),
+            ("hot_share", self.hot_share, d.hot_share),
+            ("hot_drift", self.hot_drift, d.hot_drift),
             ("cobatch", self.cobatch, d.cobatch),
             ("cobatch_raw", self.cobatch_raw, d.cobatch_raw),
         ] {
@@ -810,6 +901,15 @@ impl fmt::Display for SynthSpec {
             }
             if let Some(s) = op.seq {
                 write!(f, ",{prefix}seq={s}")?;
+            }
+            for (key, x) in [
+                ("hot_gib", op.hot_gib),
+                ("hot_share", op.hot_share),
+                ("hot_drift", op.hot_drift),
+            ] {
+                if let Some(x) = x {
+                    write!(f, ",{prefix}{key}={x}")?;
+                }
             }
         }
         for (key, x, default) in [
