@@ -15,7 +15,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Replay a trace (or a synthetic workload) on a configured SSD and report.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Generate a synthetic workload as MSR Cambridge CSV.
     Synth(SynthArgs),
     /// Inspect traces.
@@ -285,6 +285,17 @@ pub struct RunArgs {
     /// its parts; gzip when FILE ends in `.gz`), streamed as the run goes.
     #[arg(long, value_name = "FILE.csv[.gz]")]
     pub requests_out: Option<PathBuf>,
+    /// Write the run's timeline as Chrome trace-event JSON, which Perfetto (ui.perfetto.dev)
+    /// opens: every flash operation on its die's track, bus transfers, requests with their
+    /// waits (gzip when FILE ends in `.gz`), streamed as the run goes.
+    #[arg(long, value_name = "FILE.json[.gz]")]
+    pub timeline: Option<PathBuf>,
+    /// Keep only the timeline events that overlap this span of simulated time, µs.
+    #[arg(long, value_name = "START..END", requires = "timeline", value_parser = parse_window)]
+    pub timeline_window: Option<(f64, f64)>,
+    /// Write at most N timeline events; the file's metadata counts those left out.
+    #[arg(long, value_name = "N", requires = "timeline")]
+    pub timeline_max_events: Option<u64>,
     #[command(flatten)]
     pub memory: crate::memory_args::MemoryArgs,
     /// No banner, table or progress output.
@@ -439,6 +450,25 @@ impl TraceArgs {
                 .map_err(anyhow::Error::msg)?,
         })
     }
+}
+
+/// `START..END` in µs: two numbers, 0 <= START < END.
+fn parse_window(s: &str) -> Result<(f64, f64), String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("{s:?}: expected START..END in microseconds, e.g. 1000..2500"))?;
+    let num = |v: &str| {
+        v.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite() && *x >= 0.0)
+            .ok_or_else(|| format!("{s:?}: {v:?} is not a time >= 0 in microseconds"))
+    };
+    let (a, b) = (num(a)?, num(b)?);
+    if a >= b {
+        return Err(format!("{s:?}: START must be below END"));
+    }
+    Ok((a, b))
 }
 
 #[cfg(test)]

@@ -31,6 +31,7 @@ use anyhow::{Context, Result};
 use args::{Cli, Command, ConfigArgs, ConfigCmd, RunArgs, SynthArgs, TraceCmd};
 use clap::Parser;
 use ssdlab::config::{Config, ConfigBuilder, PRESETS};
+use ssdlab::metrics::timeline::{Layout, Limits, Timeline};
 use ssdlab::sim::{RunOptions, Simulation};
 use ssdlab::workload::extend::{ExtendSpec, Extended};
 use ssdlab::workload::synth::SynthSpec;
@@ -79,7 +80,7 @@ fn message(e: &anyhow::Error) -> String {
 
 fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Run(a) => run(a),
+        Command::Run(a) => run(*a),
         Command::Synth(a) => synth(a),
         Command::Trace {
             cmd: TraceCmd::Stats(a),
@@ -168,6 +169,29 @@ fn builder(a: &ConfigArgs, preset: &str) -> Result<ConfigBuilder> {
     Ok(b)
 }
 
+/// The timeline `run --timeline` writes to `out`: the drive's tracks and the limits asked for.
+fn timeline_of(
+    cfg: &Config,
+    a: &RunArgs,
+    path: &std::path::Path,
+    out: output::Streamed,
+) -> Result<Timeline<output::Streamed>> {
+    let geo = ssdlab::flash::Geometry::of(cfg);
+    let layout = Layout {
+        channels: geo.channels,
+        dies_per_channel: geo.dies_per_channel(),
+        planes_per_die: geo.planes_per_die,
+        plane_tracks: cfg.flash.multi_plane,
+    };
+    let limits = Limits {
+        window_ns: a
+            .timeline_window
+            .map(|(s, e)| ((s * 1e3).round() as u64, (e * 1e3).round() as u64)),
+        max_events: a.timeline_max_events,
+    };
+    Timeline::new(out, layout, limits).with_context(|| format!("writing {}", path.display()))
+}
+
 fn run(a: RunArgs) -> Result<()> {
     let cfg = build_config(&a.config)?;
     let mut inputs: Vec<(&str, &std::path::Path)> = Vec::new();
@@ -177,6 +201,7 @@ fn run(a: RunArgs) -> Result<()> {
         ("--json", a.json.as_deref()),
         ("--requests-out", a.requests_out.as_deref()),
         ("--summary-csv", a.summary_csv.as_deref()),
+        ("--timeline", a.timeline.as_deref()),
     ]
     .into_iter()
     .filter_map(|(o, p)| p.map(|p| (o, p)))
@@ -192,6 +217,15 @@ fn run(a: RunArgs) -> Result<()> {
         .as_deref()
         .map(requests_out::RequestsOut::create)
         .transpose()?;
+    let mut timeline = match a.timeline.as_deref() {
+        Some(path) => Some(timeline_of(
+            &cfg,
+            &a,
+            path,
+            output::Streamed::create(path)?,
+        )?),
+        None => None,
+    };
     let power_loss_at_ns = match a.power_loss_at {
         Some(us) if !(us.is_finite() && us >= 0.0) => {
             anyhow::bail!("--power-loss-at {us}: must be a time >= 0 in microseconds")
@@ -312,7 +346,31 @@ fn run(a: RunArgs) -> Result<()> {
     if let Some(out) = requests_out.as_mut() {
         sim.on_request(Box::new(|r| out.write(r)));
     }
+    if let Some(t) = timeline.as_mut() {
+        sim.on_timeline(Box::new(t));
+    }
     let mut summary = sim.run()?;
+    if let (Some(t), Some(path)) = (timeline, a.timeline.as_deref()) {
+        let (file, counts) = t
+            .finish()
+            .with_context(|| format!("writing {}", path.display()))?;
+        file.finish()?;
+        if !a.quiet {
+            eprintln!(
+                "wrote a timeline of {} events to {}{}",
+                counts.written,
+                path.display(),
+                if counts.dropped > 0 {
+                    format!(
+                        " ({} more left out by --timeline-max-events)",
+                        counts.dropped
+                    )
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
     if let Some(out) = requests_out {
         let path = out.path().display().to_string();
         let rows = out.finish()?;

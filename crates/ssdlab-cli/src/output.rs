@@ -34,6 +34,69 @@ pub fn write_streamed<T>(
     Ok(value)
 }
 
+/// A file written as a stream (gzip when its name ends in `.gz`) to a temporary file that
+/// replaces it only at [`Streamed::finish`].
+pub struct Streamed {
+    path: PathBuf,
+    sink: Sink,
+}
+
+enum Sink {
+    Plain(std::io::BufWriter<Output>),
+    Gzip(flate2::write::GzEncoder<std::io::BufWriter<Output>>),
+}
+
+impl Streamed {
+    /// Opens `path`'s temporary file now, so an unwritable path fails before a run.
+    pub fn create(path: &Path) -> Result<Self> {
+        let file = std::io::BufWriter::with_capacity(1 << 16, create(path)?);
+        let gz = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+        Ok(Streamed {
+            path: path.to_path_buf(),
+            sink: if gz {
+                Sink::Gzip(flate2::write::GzEncoder::new(
+                    file,
+                    flate2::Compression::fast(),
+                ))
+            } else {
+                Sink::Plain(file)
+            },
+        })
+    }
+
+    /// Ends the stream (and the gzip member) and puts the file in place.
+    pub fn finish(self) -> Result<()> {
+        let what = || format!("writing {}", self.path.display());
+        let file = match self.sink {
+            Sink::Plain(w) => w,
+            Sink::Gzip(w) => w.finish().with_context(what)?,
+        };
+        commit(
+            file.into_inner()
+                .map_err(|e| e.into_error())
+                .with_context(what)?,
+        )
+    }
+}
+
+impl Write for Streamed {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match &mut self.sink {
+            Sink::Plain(w) => w.write(buf),
+            Sink::Gzip(w) => w.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.sink {
+            Sink::Plain(w) => w.flush(),
+            Sink::Gzip(w) => w.flush(),
+        }
+    }
+}
+
 /// Writes `bytes` to `path` whole or not at all.
 pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut out = create(path)?;

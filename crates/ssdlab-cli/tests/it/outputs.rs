@@ -279,8 +279,9 @@ fn requests_out_has_one_row_per_request_whose_parts_add_up_to_the_summary() {
     let mut rdr = csv::Reader::from_reader(text.as_bytes());
     let header = rdr.headers().unwrap().clone();
     assert_eq!(
-        &header.iter().take(8).collect::<Vec<_>>(),
+        &header.iter().take(9).collect::<Vec<_>>(),
         &[
+            "id",
             "arrival_us",
             "op",
             "offset",
@@ -381,4 +382,98 @@ fn a_dash_as_an_output_is_refused_not_written_as_a_file_named_dash() {
         .code(2)
         .stderr(contains("--out -: outputs go to files"));
     assert!(!dir.join("-").exists());
+}
+
+#[test]
+fn a_timeline_opens_as_trace_event_json_and_leaves_the_summary_as_it_was() {
+    let (plain, gz, json, json_tl) = (
+        tmp("tl.json"),
+        tmp("tl.json.gz"),
+        tmp("tl-sum.json"),
+        tmp("tl-sum2.json"),
+    );
+    let run = |extra: &[&str], timeline: Option<&PathBuf>, json: &PathBuf| {
+        let mut c = Command::cargo_bin("ssdlab").unwrap();
+        c.args(["run", "-q", "--limit", "3000", "--trace"])
+            .arg(trace())
+            .arg("--json")
+            .arg(json)
+            .args(extra);
+        if let Some(t) = timeline {
+            c.arg("--timeline").arg(t);
+        }
+        c.assert().success();
+    };
+    run(&[], None, &json);
+    run(&[], Some(&gz), &json_tl);
+    let summary = |p: &PathBuf| {
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+        v.as_object_mut().unwrap().remove("sim");
+        v
+    };
+    assert_eq!(summary(&json), summary(&json_tl));
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(&gz).unwrap()),
+        &mut text,
+    )
+    .unwrap();
+    let file: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let events = file["traceEvents"].as_array().unwrap();
+    let flash = events.iter().filter(|e| e["cat"] == "flash").count() as u64;
+    let s = summary(&json);
+    let ops = ["reads", "programs", "erases"]
+        .iter()
+        .map(|k| s["flash"][*k].as_u64().unwrap())
+        .sum::<u64>();
+    assert_eq!(flash, ops);
+    // A window of 10 ms keeps fewer events, each of them overlapping it.
+    run(
+        &["--timeline-window", "10000..20000"],
+        Some(&plain),
+        &json_tl,
+    );
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&plain).unwrap()).unwrap();
+    let kept = file["traceEvents"].as_array().unwrap();
+    assert!(kept.len() < events.len());
+    assert!(kept
+        .iter()
+        .filter(|e| e["ph"] == "X")
+        .all(|e| e["ts"].as_f64().unwrap() <= 20000.0
+            && e["ts"].as_f64().unwrap() + e["dur"].as_f64().unwrap() >= 10000.0));
+    for p in [plain, gz, json, json_tl] {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+#[test]
+fn bad_timeline_options_are_named() {
+    for (args, message) in [
+        (
+            vec!["--timeline", "x.json", "--timeline-window", "5..2"],
+            "START must be below END",
+        ),
+        (
+            vec!["--timeline", "x.json", "--timeline-window", "5"],
+            "expected START..END",
+        ),
+        (
+            vec!["--timeline", "x.json", "--timeline-window", "a..2"],
+            "\"a\" is not a time",
+        ),
+        (vec!["--timeline-window", "1..2"], "--timeline"),
+        (vec!["--timeline-max-events", "10"], "--timeline"),
+    ] {
+        Command::cargo_bin("ssdlab")
+            .unwrap()
+            .args(["run", "-q", "--limit", "10", "--trace"])
+            .arg(trace())
+            .args(&args)
+            .assert()
+            .failure()
+            .stderr(contains(message));
+    }
+    assert!(!std::path::Path::new("x.json").exists());
 }

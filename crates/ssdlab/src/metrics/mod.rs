@@ -2,6 +2,7 @@
 
 mod requests;
 mod summary;
+pub mod timeline;
 
 pub(crate) use requests::RequestDetail;
 pub use requests::{RequestRecord, RequestSink};

@@ -12,6 +12,9 @@ use serde::Serialize;
 /// writes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RequestRecord {
+    /// The request's id: the order in which it entered the drive's queues, from 0 (the id a
+    /// `--timeline` gives its span and the flash operations that serve it).
+    pub id: u64,
     /// Arrival at the host (trace time, scaled), µs.
     pub arrival_us: f64,
     /// `R` or `W`.
@@ -57,6 +60,7 @@ pub type RequestSink<'w> = Box<dyn FnMut(&RequestRecord) -> std::io::Result<()> 
 /// What the simulator gathers about a request in flight while records are asked for.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct RequestDetail {
+    pub(crate) id: u64,
     pub(crate) offset: u64,
     pub(crate) pages: u32,
     pub(crate) admitted_ns: u64,
@@ -80,6 +84,7 @@ impl RequestDetail {
         let on_read = |ns: u64| read.then_some(us(ns));
         let w = |c: OpClass| on_read(self.wait_ns[c as usize]);
         RequestRecord {
+            id: self.id,
             arrival_us: us(arrival_ns),
             op: if read { 'R' } else { 'W' },
             offset: self.offset,

@@ -126,6 +126,8 @@ impl<'w> Simulation<'w> {
             trims_after_reads: Vec::new(),
             request_sink: None,
             details: Vec::new(),
+            issued: 0,
+            timeline: None,
             cache_flash: Default::default(),
             destage: Default::default(),
             foreground: Vec::new(),

@@ -28,6 +28,7 @@ mod probe;
 mod report;
 mod reqlog;
 mod suspend;
+mod timeline;
 
 pub use ctx::{Ctx, Notice};
 
@@ -365,6 +366,10 @@ pub struct Simulation<'w> {
     request_sink: Option<crate::metrics::RequestSink<'w>>,
     /// Per request slot, while records are asked for: what its record needs.
     details: Vec<crate::metrics::RequestDetail>,
+    /// Requests issued so far while records are gathered: the next one's id.
+    issued: u64,
+    /// The timeline being written, if asked for ([`Simulation::on_timeline`]).
+    timeline: Option<Box<timeline::Tracking<'w>>>,
     /// The mapping cache's translation pages in flight.
     cache_flash: cmt::CacheFlash,
     /// The destage buffer's flushes in flight and the writes waiting for them

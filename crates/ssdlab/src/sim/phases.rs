@@ -9,6 +9,7 @@ use crate::verify;
 
 impl Simulation<'_> {
     pub(super) fn start_array(&mut self, die: usize, duration_ns: u64) {
+        self.timeline_array_start(die);
         let d = &mut self.dies[die];
         d.state = DieState::Array;
         let ev = Event::ArrayDone {
@@ -66,6 +67,7 @@ impl Simulation<'_> {
             m = op.next;
         }
         let duration = self.transfer_ns(leader);
+        self.timeline_transfer(die, leader, duration);
         let c = &mut self.channels[ch];
         c.current = Some((DieId(die as u32), cache));
         c.busy_ns += duration;
@@ -78,6 +80,7 @@ impl Simulation<'_> {
 
     pub(super) fn on_array_done(&mut self, die: u32) -> Result<(), SimError> {
         let die = die as usize;
+        self.timeline_array_end(die, false);
         let leader = self.dies[die].op;
         let op = &mut self.ops[leader as usize];
         if op.kind != OpKind::Read || !op.transfer {

@@ -25,7 +25,7 @@ pub(super) struct PeState {
     suspended: bool,
     /// The die is re-sending the page over the bus before resuming.
     reloading: bool,
-    suspensions: u32,
+    pub(super) suspensions: u32,
     reads_served: u32,
 }
 
@@ -126,6 +126,7 @@ impl Simulation<'_> {
 
     /// The program or erase stops; the die turns to the queued reads.
     pub(super) fn on_suspend_point(&mut self, die: usize) {
+        self.timeline_array_end(die, true);
         let pe = self.pe[die].as_mut().expect("a suspension was planned");
         pe.suspending = false;
         pe.suspended = true;

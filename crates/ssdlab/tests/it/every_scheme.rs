@@ -1,8 +1,9 @@
 //! Every scheme of the registry, alone or with a second one, on drawn geometries (several dies
 //! per chip and chips per channel, so channels are shared), loads from idle to saturated,
 //! fills and start patterns, mapping caches, device buffers and both places a read of a page
-//! being written may be served from: the verified run holds every invariant, and leaving
-//! events out (`sim/elide.rs`) gives the whole summary of the run with every event.
+//! being written may be served from: the verified run holds every invariant, leaving
+//! events out (`sim/elide.rs`) gives the whole summary of the run with every event, and so
+//! does writing a timeline, whose file shows every operation once (`timeline.rs`).
 //!
 //! `SSDLAB_PROPTEST_CASES` sets the number of cases (CI runs the default; a campaign runs
 //! thousands, with other seeds through `PROPTEST_RNG_SEED`: docs/testing.md).
@@ -118,6 +119,14 @@ proptest! {
         let full = run(true)
             .map_err(|e| TestCaseError::fail(format!("{what} with every event: {e}")))?;
         prop_assert_eq!(&elided["requests"], &serde_json::json!(1200));
-        prop_assert_eq!(elided, full, "{}", what);
+        prop_assert_eq!(&elided, &full, "{}", what);
+        // Writing a timeline changes nothing, and the file shows every operation once.
+        let (traced, file, _) = crate::timeline::run_with_timeline(
+            &cfg, &spec, seed, ssdlab::metrics::timeline::Limits::default(),
+        )
+        .map_err(|e| TestCaseError::fail(format!("{what} with a timeline: {e}")))?;
+        prop_assert_eq!(&elided, &traced, "{} with a timeline", what);
+        crate::timeline::check(&traced, &file, planes)
+            .map_err(|e| TestCaseError::fail(format!("{what}'s timeline: {e}")))?;
     }
 }

@@ -19,6 +19,7 @@ mod redundancy;
 mod schemes;
 mod shadow;
 mod suspension;
+mod timeline;
 mod timing;
 mod traces;
 mod versions;

@@ -1,0 +1,141 @@
+//! Feeding a timeline ([`crate::metrics::timeline`]): the few places that do, all no-ops
+//! unless [`Simulation::on_timeline`] was called.
+//!
+//! A timeline needs every phase's start and end, so a run that writes one schedules every
+//! event (`sim/elide.rs` off, as with `RunOptions::full_events`): the results are the same.
+
+use super::{elide, Op, Simulation};
+use crate::flash::{BlockId, Ppn};
+use crate::ftl::mapping::NONE;
+use crate::metrics::timeline::{FlashOp, TimelineSink, Transfer};
+use crate::sched::{Cause, OpKind};
+use crate::time::SimTime;
+
+/// What the simulation keeps while it writes a timeline.
+pub(super) struct Tracking<'w> {
+    sink: Box<dyn TimelineSink + 'w>,
+    /// Per die: when its current array phase started.
+    array_from: Vec<SimTime>,
+    /// Per die: parts of its current suspended operation written so far.
+    parts: Vec<u32>,
+}
+
+fn kind_name(kind: OpKind) -> &'static str {
+    match kind {
+        OpKind::Read => "read",
+        OpKind::Program => "program",
+        OpKind::Erase => "erase",
+    }
+}
+
+impl<'w> Simulation<'w> {
+    /// Writes the run's flash operations, bus transfers and requests to `sink` as they happen.
+    /// Requests carry their waits, so their records are gathered as for
+    /// [`Simulation::on_request`].
+    pub fn on_timeline(&mut self, sink: Box<dyn TimelineSink + 'w>) {
+        let dies = self.geo.dies() as usize;
+        self.elision = elide::Elision::new(self.geo.channels, false);
+        self.timeline = Some(Box::new(Tracking {
+            sink,
+            array_from: vec![SimTime::ZERO; dies],
+            parts: vec![0; dies],
+        }));
+    }
+
+    /// Whether per-request records are gathered (for a request log or a timeline).
+    #[inline]
+    pub(super) fn keeps_details(&self) -> bool {
+        self.request_sink.is_some() || self.timeline.is_some()
+    }
+
+    /// The die's array phase starts now.
+    #[inline]
+    pub(super) fn timeline_array_start(&mut self, die: usize) {
+        if let Some(t) = self.timeline.as_mut() {
+            t.array_from[die] = self.now;
+        }
+    }
+
+    /// The die's array phase ends now: complete (`cut` false) or cut by a suspension.
+    #[inline]
+    pub(super) fn timeline_array_end(&mut self, die: usize, cut: bool) {
+        if self.timeline.is_none() {
+            return;
+        }
+        let suspended = self.pe[die].as_ref().is_some_and(|p| p.suspensions > 0) || cut;
+        let t = self.timeline.as_mut().expect("checked");
+        let part = suspended.then(|| {
+            let n = t.parts[die];
+            t.parts[die] = if cut { n + 1 } else { 0 };
+            (n, !cut)
+        });
+        let (start_ns, end_ns) = (t.array_from[die].ns(), self.now.ns());
+        let mut id = self.dies[die].op;
+        while id != NONE {
+            let op = &self.ops[id as usize];
+            let e = self.flash_event(op, die, start_ns, end_ns, part);
+            self.timeline.as_mut().expect("checked").sink.flash(&e);
+            id = op.next;
+        }
+    }
+
+    fn flash_event(
+        &self,
+        op: &Op,
+        die: usize,
+        start_ns: u64,
+        end_ns: u64,
+        part: Option<(u32, bool)>,
+    ) -> FlashOp {
+        let placed = op.ppn != NONE;
+        let ppn = Ppn(op.ppn);
+        let req = (op.cause == Cause::User && op.req != NONE)
+            .then(|| self.details.get(op.req as usize).map(|d| d.id))
+            .flatten();
+        FlashOp {
+            kind: kind_name(op.kind),
+            cause: op.cause.name(),
+            die: die as u32,
+            plane: op.plane,
+            block: if placed {
+                Some(self.geo.block_in_plane(self.geo.block_of(ppn)))
+            } else {
+                // A GC erase names its victim through its job.
+                (op.kind == OpKind::Erase && op.job != NONE).then(|| {
+                    self.geo
+                        .block_in_plane(BlockId(self.gc_jobs[op.job as usize].block))
+                })
+            },
+            page: (placed && op.kind != OpKind::Erase).then(|| self.geo.page_in_block(ppn)),
+            req,
+            start_ns,
+            end_ns,
+            part,
+        }
+    }
+
+    /// A bus transfer of the gang `leader` leads starts now and takes `duration` ns.
+    #[inline]
+    pub(super) fn timeline_transfer(&mut self, die: usize, leader: u32, duration: u64) {
+        let Some(t) = self.timeline.as_mut() else {
+            return;
+        };
+        let op = &self.ops[leader as usize];
+        t.sink.bus(&Transfer {
+            die: die as u32,
+            plane: op.plane,
+            inward: op.kind != OpKind::Read,
+            cause: op.cause.name(),
+            start_ns: self.now.ns(),
+            end_ns: self.now.ns() + duration,
+        });
+    }
+
+    /// A completed request's record, for the timeline.
+    #[inline]
+    pub(super) fn timeline_request(&mut self, record: &crate::metrics::RequestRecord) {
+        if let Some(t) = self.timeline.as_mut() {
+            t.sink.request(record);
+        }
+    }
+}
