@@ -249,7 +249,7 @@ impl<W: Write> Timeline<W> {
         }
         write!(out, ",\"pid\":{},\"tid\":{}", e.pid, e.tid)?;
         if let Some(id) = e.id {
-            write!(out, ",\"id\":{id}")?;
+            write!(out, ",\"id2\":{{\"local\":{id}}}")?;
         }
         out.write_all(b",\"args\":")?;
         serde_json::to_writer(&mut *out, &e.args)?;
@@ -370,7 +370,8 @@ impl<W: Write> TimelineSink for Timeline<W> {
     }
 
     /// A completed host request: an async span from arrival to completion, its record's
-    /// parts (waits by cause, summed over its pages) in the opening event's `args`.
+    /// parts (waits by cause, summed over its pages) in the opening event's `args`; its id is
+    /// process-local (`id2.local`), so Perfetto draws the spans under the host process.
     fn request(&mut self, r: &RequestRecord) {
         let start = (r.arrival_us * 1e3).round() as u64;
         let end = ((r.arrival_us + r.response_us) * 1e3).round() as u64;
