@@ -41,6 +41,19 @@ pub enum Command {
         #[command(subcommand)]
         cmd: crate::experiment::ExperimentCmd,
     },
+    /// The life of one request in a `run --timeline` file: its waits, the flash operations
+    /// that served it and what ran on their dies while it waited (`--slowest N` lists ids).
+    Explain {
+        /// A timeline written by `ssdlab run --timeline` (plain or `.gz`).
+        timeline: PathBuf,
+        /// The request's id (its order into the drive's queues, from 0; `--requests-out`'s
+        /// `id` column).
+        #[arg(required_unless_present = "slowest", conflicts_with = "slowest")]
+        id: Option<u64>,
+        /// List the N slowest requests in the file instead.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+        slowest: Option<u64>,
+    },
     /// Run one job file written by `ssdlab experiment plan`.
     RunSpec(crate::experiment::RunSpecArgs),
     /// Headline metrics of two or more run summaries (`run --json`, or experiment results)

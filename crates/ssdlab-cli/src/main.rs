@@ -20,6 +20,7 @@ macro_rules! outln {
 mod args;
 mod compare;
 mod experiment;
+mod explain;
 mod memory_args;
 mod output;
 mod requests_out;
@@ -109,6 +110,20 @@ fn dispatch(cli: Cli) -> Result<()> {
         }
         Command::Experiment { cmd } => experiment::dispatch(cmd),
         Command::RunSpec(a) => experiment::run_spec(a),
+        Command::Explain {
+            timeline,
+            id,
+            slowest,
+        } => {
+            out!(
+                "{}",
+                match (id, slowest) {
+                    (Some(id), _) => explain::explain(&timeline, id)?,
+                    (None, n) => explain::slowest(&timeline, n.unwrap_or(10) as usize)?,
+                }
+            );
+            Ok(())
+        }
         Command::Compare { files, json } => {
             out!("{}", compare::compare(&files, json)?);
             Ok(())

@@ -477,3 +477,98 @@ fn bad_timeline_options_are_named() {
     }
     assert!(!std::path::Path::new("x.json").exists());
 }
+
+#[test]
+fn explain_tells_where_the_slowest_read_waited_and_refuses_what_is_not_a_timeline() {
+    let (tl, reqs) = (tmp("explain.json.gz"), tmp("explain.csv"));
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .args(["run", "-q", "--trace"])
+        .arg(trace())
+        .args([
+            "--set",
+            "precondition.fill=0.95",
+            "--set",
+            "precondition.pattern=random",
+        ])
+        .arg("--timeline")
+        .arg(&tl)
+        .arg("--requests-out")
+        .arg(&reqs)
+        .assert()
+        .success();
+    let stdout = |args: &[&str]| {
+        let o = Command::cargo_bin("ssdlab")
+            .unwrap()
+            .arg("explain")
+            .arg(&tl)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let list = stdout(&["--slowest", "3"]);
+    let mut rdr = csv::Reader::from_path(&reqs).unwrap();
+    let header = rdr.headers().unwrap().clone();
+    let col = |n: &str| header.iter().position(|h| h == n).unwrap();
+    let rows: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
+    let r = |x: &&csv::StringRecord| x[col("response_us")].parse::<f64>().unwrap();
+    let by_response = |a: &&csv::StringRecord, b: &&csv::StringRecord| r(a).total_cmp(&r(b));
+    // The list starts with the slowest request of the request log.
+    let top = rows.iter().max_by(by_response).unwrap();
+    let listed: u64 = list
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(top[col("id")].parse::<u64>().unwrap(), listed, "{list}");
+    let slowest = rows
+        .iter()
+        .filter(|x| &x[col("op")] == "R")
+        .max_by(by_response)
+        .unwrap();
+    let id: u64 = slowest[col("id")].parse().unwrap();
+    // Its life: waits behind GC, and the GC programs its die ran meanwhile add up to them.
+    let text = stdout(&[&id.to_string()]);
+    assert!(text.starts_with(&format!("request {id}: read")), "{text}");
+    let wait_gc: f64 = slowest[col("wait_gc_us")].parse().unwrap();
+    assert!(wait_gc > 10_000.0, "{text}");
+    let ran = text.lines().find(|l| l.contains(" ran, between")).unwrap();
+    let gc_ms: f64 = ran
+        .split(';')
+        .find(|p| p.contains("gc program"))
+        .and_then(|p| p.split('(').nth(1))
+        .and_then(|p| p.split(" ms").next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        (gc_ms * 1e3 - wait_gc).abs() < 0.05 * wait_gc,
+        "{gc_ms} ms of GC programs against a GC wait of {wait_gc} us: {text}"
+    );
+    // Not a timeline, or an id it does not hold: named.
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .arg("explain")
+        .arg(trace())
+        .arg("1")
+        .assert()
+        .failure()
+        .stderr(contains("line 1 is not the start of an ssdlab timeline"));
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .arg("explain")
+        .arg(&tl)
+        .arg("99999999")
+        .assert()
+        .failure()
+        .stderr(contains("request 99999999 is not in"));
+    for p in [tl, reqs] {
+        let _ = std::fs::remove_file(p);
+    }
+}

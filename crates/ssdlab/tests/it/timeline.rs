@@ -84,12 +84,16 @@ pub fn check(
             }
             ("b", "request") => {
                 open.insert(
-                    e["id2"]["local"].as_u64().ok_or("request without id2.local")?,
+                    e["id2"]["local"]
+                        .as_u64()
+                        .ok_or("request without id2.local")?,
                     num(&e["ts"])?,
                 );
             }
             ("e", "request") => {
-                let id = e["id2"]["local"].as_u64().ok_or("request without id2.local")?;
+                let id = e["id2"]["local"]
+                    .as_u64()
+                    .ok_or("request without id2.local")?;
                 let start = open
                     .remove(&id)
                     .ok_or(format!("request {id} ends without a start"))?;
