@@ -191,13 +191,7 @@ fn timeline_of(
     path: &std::path::Path,
     out: output::Streamed,
 ) -> Result<Timeline<output::Streamed>> {
-    let geo = ssdlab::flash::Geometry::of(cfg);
-    let layout = Layout {
-        channels: geo.channels,
-        dies_per_channel: geo.dies_per_channel(),
-        planes_per_die: geo.planes_per_die,
-        plane_tracks: cfg.flash.multi_plane,
-    };
+    let layout = Layout::of(cfg);
     let limits = Limits {
         window_ns: a
             .timeline_window

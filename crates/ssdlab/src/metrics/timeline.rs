@@ -24,6 +24,19 @@ pub struct Layout {
     pub plane_tracks: bool,
 }
 
+impl Layout {
+    /// The tracks of the drive `cfg` describes.
+    pub fn of(cfg: &crate::config::Config) -> Self {
+        let geo = crate::flash::Geometry::of(cfg);
+        Layout {
+            channels: geo.channels,
+            dies_per_channel: geo.dies_per_channel(),
+            planes_per_die: geo.planes_per_die,
+            plane_tracks: cfg.flash.multi_plane,
+        }
+    }
+}
+
 /// Limits of what is written.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Limits {

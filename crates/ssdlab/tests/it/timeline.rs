@@ -16,13 +16,7 @@ pub fn run_with_timeline(
     seed: u64,
     limits: Limits,
 ) -> Result<(serde_json::Value, serde_json::Value, TimelineCounts), SimError> {
-    let geo = ssdlab::flash::Geometry::of(cfg);
-    let layout = Layout {
-        channels: geo.channels,
-        dies_per_channel: geo.dies_per_channel(),
-        planes_per_die: geo.planes_per_die,
-        plane_tracks: cfg.flash.multi_plane,
-    };
+    let layout = Layout::of(cfg);
     let mut timeline = Timeline::new(Vec::new(), layout, limits).unwrap();
     let mut gen = spec.generate().unwrap();
     let opts = RunOptions {
