@@ -75,7 +75,19 @@ fn simulate(
     source: Source,
     opts: RunOptions,
     want_requests: bool,
+    timeline: Option<&str>,
 ) -> Result<(String, Option<String>), String> {
+    use ssdlab::metrics::timeline::{Layout, Limits, Timeline};
+    let mut timeline = match timeline {
+        Some(path) => {
+            let out = ssdlab::files::Streamed::create(std::path::Path::new(path))
+                .map_err(|e| format!("cannot write {path}: {e}"))?;
+            let t = Timeline::new(out, Layout::of(cfg), Limits::default())
+                .map_err(|e| format!("writing {path}: {e}"))?;
+            Some((path, t))
+        }
+        None => None,
+    };
     let mut csv = want_requests.then(|| csv::Writer::from_writer(Vec::new()));
     let mut reader: Option<TraceReader> = None;
     let mut extended: Option<Extended> = None;
@@ -121,7 +133,15 @@ fn simulate(
     if let Some(w) = csv.as_mut() {
         sim.on_request(Box::new(|r| w.serialize(r).map_err(std::io::Error::other)));
     }
+    if let Some((_, t)) = timeline.as_mut() {
+        sim.on_timeline(Box::new(t));
+    }
     let mut summary = sim.run().map_err(|e| e.to_string())?;
+    if let Some((path, t)) = timeline {
+        t.finish()
+            .and_then(|(out, _)| out.finish())
+            .map_err(|e| format!("writing {path}: {e}"))?;
+    }
     summary.trace = reader.map(|r| r.counts);
     let json = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
     let requests = match csv {
@@ -136,7 +156,7 @@ fn simulate(
 
 /// Runs one simulation (the GIL released meanwhile). Returns `(summary_json, requests_csv)`.
 #[pyfunction]
-#[pyo3(signature = (preset, scheme, sets, trace, synth, seed, verify, limit, format, time_unit, device, requests, skip, extend))]
+#[pyo3(signature = (preset, scheme, sets, trace, synth, seed, verify, limit, format, time_unit, device, requests, skip, extend, timeline))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -154,6 +174,7 @@ fn run(
     requests: bool,
     skip: u64,
     extend: Option<String>,
+    timeline: Option<String>,
 ) -> PyResult<(String, Option<String>)> {
     detached(py, || {
         let cfg = build(&preset, scheme.as_deref(), &sets)?;
@@ -188,7 +209,7 @@ fn run(
             verify,
             ..RunOptions::default()
         };
-        simulate(&cfg, source, opts, requests)
+        simulate(&cfg, source, opts, requests, timeline.as_deref())
     })
 }
 

@@ -113,6 +113,7 @@ def run(
     requests=False,
     skip=0,
     extend=None,
+    timeline=None,
 ):
     """Simulates one drive on one workload and returns a :class:`Result`.
 
@@ -123,7 +124,8 @@ def run(
     requests: keep per-request records for :meth:`Result.requests`; skip: leave out the
     trace's first requests (with ``limit``: any part of it, e.g. its second half); extend: the
     trace lengthened by a block bootstrap (``"requests=1e6,seed=2"``, as ``ssdlab run
-    --extend``; see :func:`extend`).
+    --extend``; see :func:`extend`); timeline: write the run's timeline to this path as Chrome
+    trace-event JSON for Perfetto (gzip when it ends in ``.gz``), as ``ssdlab run --timeline``.
     """
     summary_json, requests_csv = _ssdlab.run(
         preset,
@@ -140,6 +142,7 @@ def run(
         bool(requests),
         _whole("skip", skip),
         _text("extend", extend),
+        None if timeline is None else str(timeline),
     )
     return Result(summary_json, requests_csv)
 

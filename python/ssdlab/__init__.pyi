@@ -31,6 +31,7 @@ def run(
     requests: bool = ...,
     skip: int = ...,
     extend: Optional[str] = ...,
+    timeline: Optional[Union[str, "os.PathLike[str]"]] = ...,
 ) -> Result: ...
 class Failure:
     index: int

@@ -59,6 +59,23 @@ def test_to_pandas_and_per_request_records():
         ssdlab.run(preset="tiny", synth="requests=10,seed=1").requests()
 
 
+def test_a_timeline_is_the_clis_and_changes_nothing(tmp_path):
+    import gzip
+
+    cli_file, py_file = tmp_path / "cli.json.gz", tmp_path / "py.json.gz"
+    args = ["--preset", "hotr", "--set", "precondition.fill=0.9"]
+    subprocess.run([cli(), "run", "-q", *args, "--trace", str(TRACE), "--limit", "2000",
+                    "--timeline", str(cli_file)], check=True)
+    plain = ssdlab.run(preset="hotr", set={"precondition.fill": 0.9}, trace=TRACE, limit=2000)
+    r = ssdlab.run(preset="hotr", set={"precondition.fill": 0.9}, trace=TRACE, limit=2000,
+                   timeline=py_file)
+    assert without_wall_clock(r.summary) == without_wall_clock(plain.summary)
+    assert gzip.open(py_file).read() == gzip.open(cli_file).read()
+    events = json.loads(gzip.open(py_file).read())["traceEvents"]
+    flash = sum(1 for e in events if e["cat"] == "flash")
+    assert flash == sum(r.summary["flash"][k] for k in ("reads", "programs", "erases"))
+
+
 def test_bad_input_raises_with_the_cores_message(tmp_path):
     with pytest.raises(ssdlab.SsdlabError, match=r"ftl\.over_provisioning = 1\.5"):
         ssdlab.run(preset="tiny", set={"ftl.over_provisioning": 1.5}, synth="requests=10")

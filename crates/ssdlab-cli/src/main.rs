@@ -189,8 +189,8 @@ fn timeline_of(
     cfg: &Config,
     a: &RunArgs,
     path: &std::path::Path,
-    out: output::Streamed,
-) -> Result<Timeline<output::Streamed>> {
+    out: ssdlab::files::Streamed,
+) -> Result<Timeline<ssdlab::files::Streamed>> {
     let layout = Layout::of(cfg);
     let limits = Limits {
         window_ns: a
@@ -227,12 +227,7 @@ fn run(a: RunArgs) -> Result<()> {
         .map(requests_out::RequestsOut::create)
         .transpose()?;
     let mut timeline = match a.timeline.as_deref() {
-        Some(path) => Some(timeline_of(
-            &cfg,
-            &a,
-            path,
-            output::Streamed::create(path)?,
-        )?),
+        Some(path) => Some(timeline_of(&cfg, &a, path, output::streamed(path)?)?),
         None => None,
     };
     let power_loss_at_ns = match a.power_loss_at {
@@ -363,7 +358,7 @@ fn run(a: RunArgs) -> Result<()> {
         let (file, counts) = t
             .finish()
             .with_context(|| format!("writing {}", path.display()))?;
-        file.finish()?;
+        output::finish(file)?;
         if !a.quiet {
             eprintln!(
                 "wrote a timeline of {} events to {}{}",

@@ -2,7 +2,7 @@
 //! error, and checked against each other and the inputs.
 
 use anyhow::{bail, Context, Result};
-use ssdlab::files::Output;
+use ssdlab::files::{Output, Streamed};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -34,67 +34,17 @@ pub fn write_streamed<T>(
     Ok(value)
 }
 
-/// A file written as a stream (gzip when its name ends in `.gz`) to a temporary file that
-/// replaces it only at [`Streamed::finish`].
-pub struct Streamed {
-    path: PathBuf,
-    sink: Sink,
+/// Opens `path` as a streamed output, plain or gzip by its name ([`Streamed::create`]);
+/// fails at once when it cannot be written.
+pub fn streamed(path: &Path) -> Result<Streamed> {
+    Streamed::create(path).with_context(|| format!("cannot write {}", path.display()))
 }
 
-enum Sink {
-    Plain(std::io::BufWriter<Output>),
-    Gzip(flate2::write::GzEncoder<std::io::BufWriter<Output>>),
-}
-
-impl Streamed {
-    /// Opens `path`'s temporary file now, so an unwritable path fails before a run.
-    pub fn create(path: &Path) -> Result<Self> {
-        let file = std::io::BufWriter::with_capacity(1 << 16, create(path)?);
-        let gz = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
-        Ok(Streamed {
-            path: path.to_path_buf(),
-            sink: if gz {
-                Sink::Gzip(flate2::write::GzEncoder::new(
-                    file,
-                    flate2::Compression::fast(),
-                ))
-            } else {
-                Sink::Plain(file)
-            },
-        })
-    }
-
-    /// Ends the stream (and the gzip member) and puts the file in place.
-    pub fn finish(self) -> Result<()> {
-        let what = || format!("writing {}", self.path.display());
-        let file = match self.sink {
-            Sink::Plain(w) => w,
-            Sink::Gzip(w) => w.finish().with_context(what)?,
-        };
-        commit(
-            file.into_inner()
-                .map_err(|e| e.into_error())
-                .with_context(what)?,
-        )
-    }
-}
-
-impl Write for Streamed {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match &mut self.sink {
-            Sink::Plain(w) => w.write(buf),
-            Sink::Gzip(w) => w.write(buf),
-        }
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        match &mut self.sink {
-            Sink::Plain(w) => w.flush(),
-            Sink::Gzip(w) => w.flush(),
-        }
-    }
+/// Finishes a streamed output ([`Streamed::finish`]).
+pub fn finish(out: Streamed) -> Result<()> {
+    let path = out.path().to_path_buf();
+    out.finish()
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Writes `bytes` to `path` whole or not at all.

@@ -1,8 +1,9 @@
 //! `run --requests-out FILE`: one CSV row per completed request, streamed (gzip when the name
 //! ends in `.gz`) to a temporary file that replaces FILE only when the run completes.
 
-use crate::output::Streamed;
+use crate::output;
 use anyhow::{Context, Result};
+use ssdlab::files::Streamed;
 use ssdlab::metrics::RequestRecord;
 use std::path::{Path, PathBuf};
 
@@ -19,7 +20,7 @@ impl RequestsOut {
     pub fn create(path: &Path) -> Result<Self> {
         Ok(RequestsOut {
             path: path.to_path_buf(),
-            csv: csv::Writer::from_writer(Streamed::create(path)?),
+            csv: csv::Writer::from_writer(output::streamed(path)?),
             rows: 0,
         })
     }
@@ -38,11 +39,12 @@ impl RequestsOut {
     /// Flushes and closes the file (ends the gzip stream); returns the rows written.
     pub fn finish(self) -> Result<u64> {
         let what = || format!("writing {}", self.path.display());
-        self.csv
-            .into_inner()
-            .map_err(|e| e.into_error())
-            .with_context(what)?
-            .finish()?;
+        output::finish(
+            self.csv
+                .into_inner()
+                .map_err(|e| e.into_error())
+                .with_context(what)?,
+        )?;
         Ok(self.rows)
     }
 }

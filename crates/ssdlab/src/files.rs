@@ -196,6 +196,76 @@ impl Drop for Output {
     }
 }
 
+/// An output written as a stream, gzip when its name ends in `.gz`, to a temporary file that
+/// replaces it only at [`Streamed::finish`] (as [`Output`]).
+pub struct Streamed {
+    sink: Sink,
+}
+
+enum Sink {
+    Plain(std::io::BufWriter<Output>),
+    Gzip(flate2::write::GzEncoder<std::io::BufWriter<Output>>),
+}
+
+impl Streamed {
+    /// Opens `path` ([`Output::create`]).
+    ///
+    /// # Errors
+    /// As [`Output::create`].
+    pub fn create(path: &Path) -> std::io::Result<Self> {
+        let file = std::io::BufWriter::with_capacity(1 << 16, Output::create(path)?);
+        let gz = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+        Ok(Streamed {
+            sink: if gz {
+                Sink::Gzip(flate2::write::GzEncoder::new(
+                    file,
+                    flate2::Compression::fast(),
+                ))
+            } else {
+                Sink::Plain(file)
+            },
+        })
+    }
+
+    /// The file this output ends up in.
+    pub fn path(&self) -> &Path {
+        match &self.sink {
+            Sink::Plain(w) => w.get_ref().path(),
+            Sink::Gzip(w) => w.get_ref().get_ref().path(),
+        }
+    }
+
+    /// Ends the stream (and the gzip member) and puts the file in place.
+    ///
+    /// # Errors
+    /// I/O errors of the last writes, the flush or the rename.
+    pub fn finish(self) -> std::io::Result<()> {
+        let file = match self.sink {
+            Sink::Plain(w) => w,
+            Sink::Gzip(w) => w.finish()?,
+        };
+        file.into_inner().map_err(|e| e.into_error())?.commit()
+    }
+}
+
+impl Write for Streamed {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match &mut self.sink {
+            Sink::Plain(w) => w.write(buf),
+            Sink::Gzip(w) => w.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.sink {
+            Sink::Plain(w) => w.flush(),
+            Sink::Gzip(w) => w.flush(),
+        }
+    }
+}
+
 /// Writes `bytes` to `path` whole or not at all.
 ///
 /// # Errors
