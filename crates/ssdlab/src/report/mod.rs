@@ -844,11 +844,25 @@ pub fn build(
     let d = Data::new(spec, results);
     let mut figs = Vec::new();
     for f in &spec.figures {
+        let first = figs.len();
         match f.kind {
             FigureKind::Bars => figs.push(bars_figure(&d, f)),
             FigureKind::Cdf | FigureKind::Percentiles => figs.extend(latency_figures(&d, f)),
             FigureKind::Sweep => figs.extend(sweep_figures(&d, f)),
             FigureKind::Heatmap => figs.extend(heatmap::figures(&d, f)),
+        }
+        // Causes of a figure without the paper's means (so without a claims row to carry
+        // them) go under its caption, computed like every cause.
+        if f.paper_mean.is_empty() && !f.cause.is_empty() {
+            let mut text = String::new();
+            for (v, c) in &f.cause {
+                let c = causes::render(&d, c)
+                    .map_err(|e| format!("figure `{}`, cause of `{v}`: {e}", f.id))?;
+                text.push_str(&format!("\n\n{v}: {c}."));
+            }
+            if let Some(fig) = figs.get_mut(first) {
+                fig.caption.push_str(&text);
+            }
         }
     }
     let missing: Vec<String> = results
