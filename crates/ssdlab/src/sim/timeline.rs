@@ -49,7 +49,7 @@ impl<'w> Simulation<'w> {
     }
 
     /// The die's array phase starts now.
-    #[inline]
+    #[inline(always)]
     pub(super) fn timeline_array_start(&mut self, die: usize) {
         if let Some(t) = self.timeline.as_mut() {
             t.array_from[die] = self.now;
@@ -57,11 +57,16 @@ impl<'w> Simulation<'w> {
     }
 
     /// The die's array phase ends now: complete (`cut` false) or cut by a suspension.
-    #[inline]
+    #[inline(always)]
     pub(super) fn timeline_array_end(&mut self, die: usize, cut: bool) {
-        if self.timeline.is_none() {
-            return;
+        if self.timeline.is_some() {
+            self.write_array_phase(die, cut);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn write_array_phase(&mut self, die: usize, cut: bool) {
         let suspended = self.pe[die].as_ref().is_some_and(|p| p.suspensions > 0) || cut;
         let t = self.timeline.as_mut().expect("checked");
         let part = suspended.then(|| {
@@ -115,11 +120,17 @@ impl<'w> Simulation<'w> {
     }
 
     /// A bus transfer of the gang `leader` leads starts now and takes `duration` ns.
-    #[inline]
+    #[inline(always)]
     pub(super) fn timeline_transfer(&mut self, die: usize, leader: u32, duration: u64) {
-        let Some(t) = self.timeline.as_mut() else {
-            return;
-        };
+        if self.timeline.is_some() {
+            self.write_transfer(die, leader, duration);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn write_transfer(&mut self, die: usize, leader: u32, duration: u64) {
+        let t = self.timeline.as_mut().expect("checked");
         let op = &self.ops[leader as usize];
         t.sink.bus(&Transfer {
             die: die as u32,
@@ -132,7 +143,7 @@ impl<'w> Simulation<'w> {
     }
 
     /// A completed request's record, for the timeline.
-    #[inline]
+    #[cold]
     pub(super) fn timeline_request(&mut self, record: &crate::metrics::RequestRecord) {
         if let Some(t) = self.timeline.as_mut() {
             t.sink.request(record);
