@@ -88,6 +88,67 @@ pub trait TimelineSink {
     fn bus(&mut self, t: &Transfer);
     /// A completed host request.
     fn request(&mut self, r: &RequestRecord);
+    /// A span of time a die spent in one state (a GC job, a suspension).
+    fn span(&mut self, s: &Span);
+    /// A die's queue lengths (`queue`) or a plane's free blocks (`free`), from `at_ns` on.
+    fn counter(&mut self, c: &Counter);
+}
+
+/// What a [`Span`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpanKind {
+    /// A GC job: victim chosen → erased.
+    GcJob,
+    /// A scheme's refresh of a block (relocated and erased like a GC job).
+    Refresh,
+    /// A program or erase suspended: suspend point → resume.
+    Suspended,
+}
+
+/// A span of time on one die.
+#[derive(Debug, Clone, Copy)]
+pub struct Span {
+    /// What it is.
+    pub kind: SpanKind,
+    /// Die (global index).
+    pub die: u32,
+    /// Global plane index.
+    pub plane: u32,
+    /// The victim block within its plane (GC and refresh).
+    pub block: Option<u32>,
+    /// Start, ns.
+    pub start_ns: u64,
+    /// End, ns.
+    pub end_ns: u64,
+}
+
+/// A counter's new values.
+#[derive(Debug, Clone, Copy)]
+pub enum Counter {
+    /// A die's queued operations by queue, from `at_ns`.
+    Queue {
+        /// Die (global index).
+        die: u32,
+        /// When.
+        at_ns: u64,
+        /// Queued host reads, writes (programs) and internal work.
+        reads: u32,
+        /// Queued writes.
+        writes: u32,
+        /// Queued internal operations (GC, erases, a scheme's own).
+        internal: u32,
+    },
+    /// A plane's free blocks, from `at_ns`.
+    Free {
+        /// Die (global index).
+        die: u32,
+        /// Global plane index.
+        plane: u32,
+        /// When.
+        at_ns: u64,
+        /// Free blocks.
+        blocks: u32,
+    },
 }
 
 /// A bus transfer.
@@ -117,6 +178,12 @@ impl<T: TimelineSink + ?Sized> TimelineSink for &mut T {
     fn request(&mut self, r: &RequestRecord) {
         (**self).request(r);
     }
+    fn span(&mut self, s: &Span) {
+        (**self).span(s);
+    }
+    fn counter(&mut self, c: &Counter) {
+        (**self).counter(c);
+    }
 }
 
 /// The timeline being written.
@@ -127,6 +194,8 @@ pub struct Timeline<W: Write> {
     counts: TimelineCounts,
     first: bool,
     error: Option<io::Error>,
+    /// Ids of the async spans written (GC jobs, suspensions).
+    spans: u64,
 }
 
 /// One trace event; `ts` and `dur` in ns, written as µs with three decimals (exact).
@@ -186,6 +255,7 @@ impl<W: Write> Timeline<W> {
             counts: TimelineCounts::default(),
             first: true,
             error: None,
+            spans: 0,
         };
         t.out
             .write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;
@@ -417,5 +487,111 @@ impl<W: Write> TimelineSink for Timeline<W> {
             args: Named { name },
         };
         self.emit(&close);
+    }
+
+    fn span(&mut self, s: &Span) {
+        if !self.admit(s.start_ns, s.end_ns) {
+            return;
+        }
+        #[derive(Serialize)]
+        struct SpanArgs {
+            plane: u32,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            block: Option<u32>,
+        }
+        let (pid, _) = self.track(s.die, s.plane);
+        let (cat, what) = match s.kind {
+            SpanKind::GcJob => ("gc", "GC"),
+            SpanKind::Refresh => ("gc", "refresh"),
+            SpanKind::Suspended => ("suspension", "suspended"),
+        };
+        // Async spans of one name share a track: one per die and kind.
+        let name = format!("{what} die {}", s.die);
+        self.spans += 1;
+        let id = Some(self.spans);
+        let args = SpanArgs {
+            plane: s.plane,
+            block: s.block,
+        };
+        for (ph, ts) in [("b", s.start_ns), ("e", s.end_ns)] {
+            let e = Event {
+                name: &name,
+                cat,
+                ph,
+                ts,
+                dur: None,
+                pid,
+                tid: 0,
+                id,
+                args: &args,
+            };
+            self.emit(&e);
+        }
+    }
+
+    fn counter(&mut self, c: &Counter) {
+        let at = match *c {
+            Counter::Queue { at_ns, .. } | Counter::Free { at_ns, .. } => at_ns,
+        };
+        if !self.admit(at, at) {
+            return;
+        }
+        #[derive(Serialize)]
+        struct Queued {
+            reads: u32,
+            writes: u32,
+            internal: u32,
+        }
+        #[derive(Serialize)]
+        struct Free {
+            blocks: u32,
+        }
+        match *c {
+            Counter::Queue {
+                die,
+                reads,
+                writes,
+                internal,
+                ..
+            } => {
+                let (pid, tid) = self.track(die, die * self.layout.planes_per_die);
+                let name = format!("queue die {die}");
+                let args = Queued {
+                    reads,
+                    writes,
+                    internal,
+                };
+                let e = Event {
+                    name: &name,
+                    cat: "queue",
+                    ph: "C",
+                    ts: at,
+                    dur: None,
+                    pid,
+                    tid,
+                    id: None,
+                    args,
+                };
+                self.emit(&e);
+            }
+            Counter::Free {
+                die, plane, blocks, ..
+            } => {
+                let (pid, tid) = self.track(die, plane);
+                let name = format!("free blocks plane {plane}");
+                let e = Event {
+                    name: &name,
+                    cat: "free",
+                    ph: "C",
+                    ts: at,
+                    dur: None,
+                    pid,
+                    tid,
+                    id: None,
+                    args: Free { blocks },
+                };
+                self.emit(&e);
+            }
+        }
     }
 }

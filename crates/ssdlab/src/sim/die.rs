@@ -34,6 +34,7 @@ impl Simulation<'_> {
             QueueKind::Write => queues.writes.push_back(entry),
             QueueKind::Internal => queues.internal.push_back(entry),
         }
+        self.timeline_queue(die);
     }
 
     /// The write stream of a program: host and migration data at its level, GC keeping the
@@ -551,6 +552,7 @@ impl Simulation<'_> {
             self.metrics.multi_plane[kind as usize] += 1;
         }
         self.dies[die].occupy(leader, OpClass::of(kind, cause), now);
+        self.timeline_queue(die);
         let t = &self.timing;
         match kind {
             OpKind::Read => {

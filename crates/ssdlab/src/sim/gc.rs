@@ -76,6 +76,7 @@ impl Simulation<'_> {
             started: self.now,
             refresh,
         };
+        self.timeline_free(plane);
         let running = self.ftl.planes[plane as usize].gc_jobs;
         self.metrics.gc_max_concurrent = self.metrics.gc_max_concurrent.max(running);
         let job = match self.free_jobs.pop() {
@@ -194,6 +195,7 @@ impl Simulation<'_> {
     pub(super) fn gc_erase_done(&mut self, job_id: u32) -> Result<(), SimError> {
         let job = self.gc_jobs[job_id as usize];
         self.free_jobs.push(job_id);
+        let traced = job;
         let plane = job.plane;
         if self.opts.verify {
             verify::check_erasable(&self.ftl, BlockId(job.block))?;
@@ -209,6 +211,7 @@ impl Simulation<'_> {
         if !job.refresh {
             self.metrics.gc_time_ns += self.now.since(job.started);
         }
+        self.timeline_gc_done(&traced);
         self.static_wear_levelling(plane);
         self.start_gc(plane);
         Ok(())

@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 #[derive(Debug)]
 pub(super) struct PeState {
     /// The operation (gang leader).
-    op: u32,
+    pub(super) op: u32,
     /// Phases left; the first began at `seg_start` (unless suspended).
     phases: VecDeque<Phase>,
     seg_start: SimTime,
@@ -127,6 +127,7 @@ impl Simulation<'_> {
     /// The program or erase stops; the die turns to the queued reads.
     pub(super) fn on_suspend_point(&mut self, die: usize) {
         self.timeline_array_end(die, true);
+        self.timeline_suspension(die, true);
         let pe = self.pe[die].as_mut().expect("a suspension was planned");
         pe.suspending = false;
         pe.suspended = true;
@@ -176,6 +177,7 @@ impl Simulation<'_> {
         if self.dies[die].cache_op != NONE && !self.cfg.suspend.resume_overlap {
             return;
         }
+        self.timeline_suspension(die, false);
         let t = &self.timing;
         let ideal = self.cfg.suspend.policy == SuspendPolicy::Ideal;
         let page_kept = self.cfg.suspend.shadow_buffer;

@@ -7,7 +7,7 @@
 use super::{elide, Op, Simulation};
 use crate::flash::{BlockId, Ppn};
 use crate::ftl::mapping::NONE;
-use crate::metrics::timeline::{FlashOp, TimelineSink, Transfer};
+use crate::metrics::timeline::{Counter, FlashOp, Span, SpanKind, TimelineSink, Transfer};
 use crate::sched::{Cause, OpKind};
 use crate::time::SimTime;
 
@@ -18,6 +18,8 @@ pub(super) struct Tracking<'w> {
     array_from: Vec<SimTime>,
     /// Per die: parts of its current suspended operation written so far.
     parts: Vec<u32>,
+    /// Per die: when its current suspension began.
+    suspended_at: Vec<SimTime>,
 }
 
 fn kind_name(kind: OpKind) -> &'static str {
@@ -39,6 +41,7 @@ impl<'w> Simulation<'w> {
             sink,
             array_from: vec![SimTime::ZERO; dies],
             parts: vec![0; dies],
+            suspended_at: vec![SimTime::ZERO; dies],
         }));
     }
 
@@ -148,5 +151,105 @@ impl<'w> Simulation<'w> {
         if let Some(t) = self.timeline.as_mut() {
             t.sink.request(record);
         }
+    }
+
+    /// GC job `job` (a copy of its state) ends now with the erase of its victim.
+    #[inline(always)]
+    pub(super) fn timeline_gc_done(&mut self, job: &super::GcJob) {
+        if self.timeline.is_some() {
+            self.write_gc_job(job);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn write_gc_job(&mut self, job: &super::GcJob) {
+        let die = self.geo.die_of_plane(crate::flash::PlaneId(job.plane)).0;
+        let span = Span {
+            kind: if job.refresh {
+                SpanKind::Refresh
+            } else {
+                SpanKind::GcJob
+            },
+            die,
+            plane: job.plane,
+            block: Some(self.geo.block_in_plane(BlockId(job.block))),
+            start_ns: job.started.ns(),
+            end_ns: self.now.ns(),
+        };
+        let t = self.timeline.as_mut().expect("checked");
+        t.sink.span(&span);
+        self.write_free(job.plane);
+    }
+
+    /// The plane's free blocks (as they are now), when a GC job starts or ends.
+    #[inline(always)]
+    pub(super) fn timeline_free(&mut self, plane: u32) {
+        if self.timeline.is_some() {
+            self.write_free(plane);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn write_free(&mut self, plane: u32) {
+        let c = Counter::Free {
+            die: self.geo.die_of_plane(crate::flash::PlaneId(plane)).0,
+            plane,
+            at_ns: self.now.ns(),
+            blocks: self.ftl.planes[plane as usize].free_blocks(),
+        };
+        self.timeline.as_mut().expect("checked").sink.counter(&c);
+    }
+
+    /// The die's queues changed (an operation queued or started).
+    #[inline(always)]
+    pub(super) fn timeline_queue(&mut self, die: usize) {
+        if self.timeline.is_some() {
+            self.write_queue(die);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn write_queue(&mut self, die: usize) {
+        let q = &self.dies[die].queues;
+        let c = Counter::Queue {
+            die: die as u32,
+            at_ns: self.now.ns(),
+            reads: q.reads.len() as u32,
+            writes: q.writes.len() as u32,
+            internal: q.internal.len() as u32,
+        };
+        self.timeline.as_mut().expect("checked").sink.counter(&c);
+    }
+
+    /// The die's program or erase is suspended now (`true`) or resumes now (`false`).
+    #[inline(always)]
+    pub(super) fn timeline_suspension(&mut self, die: usize, begins: bool) {
+        if self.timeline.is_some() {
+            self.write_suspension(die, begins);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn write_suspension(&mut self, die: usize, begins: bool) {
+        let op = self.pe[die].as_ref().map_or(self.dies[die].op, |p| p.op);
+        let plane = self.ops[op as usize].plane;
+        let now = self.now;
+        let t = self.timeline.as_mut().expect("checked");
+        if begins {
+            t.suspended_at[die] = now;
+            return;
+        }
+        t.sink.span(&Span {
+            kind: SpanKind::Suspended,
+            die: die as u32,
+            plane,
+            block: None,
+            start_ns: t.suspended_at[die].ns(),
+            end_ns: now.ns(),
+        });
     }
 }

@@ -47,7 +47,8 @@ pub fn check(
     let mut ops: BTreeMap<String, u64> = BTreeMap::new();
     let mut dies: BTreeMap<u64, Vec<(f64, f64)>> = BTreeMap::new();
     let mut buses: BTreeMap<u64, Vec<(f64, f64)>> = BTreeMap::new();
-    let mut open: BTreeMap<u64, f64> = BTreeMap::new();
+    let mut open: BTreeMap<(String, u64), f64> = BTreeMap::new();
+    let mut spans: BTreeMap<String, u64> = BTreeMap::new();
     for e in events {
         let ph = e["ph"].as_str().ok_or("event without ph")?;
         let cat = e["cat"].as_str().ok_or("event without cat")?;
@@ -76,24 +77,32 @@ pub fn check(
                     .or_default()
                     .push((ts, ts + dur));
             }
-            ("b", "request") => {
-                open.insert(
-                    e["id2"]["local"]
-                        .as_u64()
-                        .ok_or("request without id2.local")?,
-                    num(&e["ts"])?,
-                );
-            }
-            ("e", "request") => {
+            ("b", "request" | "gc" | "suspension") => {
                 let id = e["id2"]["local"]
                     .as_u64()
-                    .ok_or("request without id2.local")?;
-                let start = open
-                    .remove(&id)
-                    .ok_or(format!("request {id} ends without a start"))?;
-                if num(&e["ts"])? < start {
-                    return Err(format!("request {id} ends before it starts"));
+                    .ok_or("a span without id2.local")?;
+                if open.insert((cat.to_string(), id), num(&e["ts"])?).is_some() {
+                    return Err(format!("two {cat} spans with id {id}"));
                 }
+                *spans.entry(format!("{cat} {}", e["name"])).or_default() += 1;
+            }
+            ("e", "request" | "gc" | "suspension") => {
+                let id = e["id2"]["local"]
+                    .as_u64()
+                    .ok_or("a span without id2.local")?;
+                let start = open
+                    .remove(&(cat.to_string(), id))
+                    .ok_or(format!("{cat} {id} ends without a start"))?;
+                if num(&e["ts"])? < start {
+                    return Err(format!("{cat} {id} ends before it starts"));
+                }
+            }
+            ("C", "queue" | "free") => {
+                let values = e["args"].as_object().ok_or("a counter without values")?;
+                if values.is_empty() || values.values().any(|v| v.as_u64().is_none()) {
+                    return Err(format!("counter values are not counts: {e}"));
+                }
+                *spans.entry(format!("counter {cat}")).or_default() += 1;
             }
             _ => return Err(format!("unexpected event {e}")),
         }
@@ -131,7 +140,32 @@ pub fn check(
     for (ch, spans) in &mut buses {
         apart(&format!("channel {ch}'s bus"), spans)?;
     }
-    let requests = events.iter().filter(|e| e["ph"] == "b").count() as u64;
+    let requests = events
+        .iter()
+        .filter(|e| e["ph"] == "b" && e["cat"] == "request")
+        .count() as u64;
+    let gc_jobs: u64 = spans
+        .iter()
+        .filter(|(k, _)| k.starts_with("gc \"GC die"))
+        .map(|(_, n)| n)
+        .sum();
+    let suspensions: u64 = spans
+        .iter()
+        .filter(|(k, _)| k.starts_with("suspension "))
+        .map(|(_, n)| n)
+        .sum();
+    if summary["pe"]["suspensions"].as_u64().unwrap_or(0) != suspensions {
+        return Err(format!(
+            "{suspensions} suspension spans, the summary counts {}",
+            summary["pe"]["suspensions"]
+        ));
+    }
+    if summary["gc"]["count"].as_u64() != Some(gc_jobs) {
+        return Err(format!(
+            "{gc_jobs} GC job spans, the summary counts {}",
+            summary["gc"]["count"]
+        ));
+    }
     if summary["requests"].as_u64() != Some(requests) {
         return Err(format!(
             "{requests} request spans, the summary has {}",
@@ -179,6 +213,12 @@ fn a_timeline_shows_every_operation_once_and_changes_nothing() {
         check(&summary, &file, c.geometry.planes_per_die)
             .unwrap_or_else(|e| panic!("{sets:?}: {e}"));
         assert_eq!(counts.dropped, 0);
+        if sets.contains(&"precondition.pattern=random") {
+            assert!(
+                summary["gc"]["count"].as_u64().unwrap() > 0,
+                "this case collects"
+            );
+        }
         if sets.contains(&"suspend.policy=ips") {
             let parts = file["traceEvents"]
                 .as_array()
