@@ -309,7 +309,8 @@ fn the_quick_experiment_runs_and_reports() {
         .arg(&dir)
         .assert()
         .success()
-        .stderr(contains("8 figures (0 points without results)"));
+        // The 8 the spec declares and every report's read-time breakdown.
+        .stderr(contains("9 figures (0 points without results)"));
 }
 
 /// The repository root and every committed experiment directory (`experiments/*` and their
@@ -697,15 +698,62 @@ fn committed_reports_and_doc_images_are_current() {
                 .unwrap_or_else(|_| panic!("{}: image {link} does not exist", page.display()));
             let in_figures = path.starts_with(repo.join("experiments"))
                 && path.parent().is_some_and(|p| p.ends_with("figures"));
+            let sidecar = path.with_extension("json");
             assert!(
-                in_figures,
-                "{}: image {link} is not a report figure (experiments/*/figures/*.svg), so no test keeps it current",
-                page.display()
+                in_figures || screenshot_is_current(&repo, &sidecar),
+                "{}: image {link} is not a report figure (experiments/*/figures/*.svg) nor a screenshot with a sidecar {} whose command still writes the events it shows, so no test keeps it current",
+                page.display(),
+                sidecar.display()
             );
             images += 1;
         }
     }
     assert!(images > 0);
+}
+
+/// A screenshot of a timeline in Perfetto (docs/cli.md) stays current through its sidecar:
+/// the command that writes the timeline it shows and that timeline's events by category.
+/// Re-running the command must give the same events.
+fn screenshot_is_current(repo: &Path, sidecar: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(sidecar) else {
+        return false;
+    };
+    let spec: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let timeline = std::env::temp_dir().join(format!("ssdlab-shot-{}.json", std::process::id()));
+    let args: Vec<String> = spec["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            a.as_str()
+                .unwrap()
+                .replace("{timeline}", timeline.to_str().unwrap())
+        })
+        .collect();
+    Command::cargo_bin("ssdlab")
+        .unwrap()
+        .current_dir(repo)
+        .args(&args)
+        .assert()
+        .success();
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&timeline).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&timeline);
+    let mut counts = serde_json::Map::new();
+    for e in file["traceEvents"].as_array().unwrap() {
+        if e["ph"] == "X" || e["ph"] == "b" {
+            let cat = e["cat"].as_str().unwrap().to_string();
+            let n = counts.get(&cat).and_then(|v| v.as_u64()).unwrap_or(0);
+            counts.insert(cat, (n + 1).into());
+        }
+    }
+    assert_eq!(
+        serde_json::Value::Object(counts),
+        spec["counts"],
+        "{}: the timeline behind the screenshot changed; re-take it (its `about`)",
+        sidecar.display()
+    );
+    true
 }
 
 /// `[calibrate]`: the time scale that brings the baseline to 70 % idle is found per workload

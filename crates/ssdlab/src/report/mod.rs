@@ -13,6 +13,7 @@ mod figures;
 mod heatmap;
 mod labels;
 mod page;
+mod readtime;
 
 pub use causes::bare_numbers;
 pub use claims::{verdict, Estimate, Verdict, NO_EFFECT_BAND};
@@ -865,6 +866,7 @@ pub fn build(
             }
         }
     }
+    figs.extend(readtime::figure(&d));
     let missing: Vec<String> = results
         .iter()
         .filter(|(_, r)| r.is_none())

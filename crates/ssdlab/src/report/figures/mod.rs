@@ -9,11 +9,13 @@ mod bars;
 mod bounds;
 mod heat;
 mod lines;
+mod stacked;
 
 pub use bars::{bars, Bars};
 pub use bounds::text_problems;
 pub use heat::{heat, Heat};
 pub use lines::{lines, Lines};
+pub use stacked::{stacked, Stacked};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
