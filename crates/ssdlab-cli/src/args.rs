@@ -303,12 +303,8 @@ pub struct RunArgs {
     /// waits (gzip when FILE ends in `.gz`), streamed as the run goes.
     #[arg(long, value_name = "FILE.json[.gz]")]
     pub timeline: Option<PathBuf>,
-    /// Keep only the timeline events that overlap this span of simulated time, µs.
-    #[arg(long, value_name = "START..END", requires = "timeline", value_parser = parse_window)]
-    pub timeline_window: Option<(f64, f64)>,
-    /// Write at most N timeline events; the file's metadata counts those left out.
-    #[arg(long, value_name = "N", requires = "timeline")]
-    pub timeline_max_events: Option<u64>,
+    #[command(flatten)]
+    pub timeline_limits: TimelineLimits,
     #[command(flatten)]
     pub memory: crate::memory_args::MemoryArgs,
     /// No banner, table or progress output.
@@ -462,6 +458,29 @@ impl TraceArgs {
                 .transpose()
                 .map_err(anyhow::Error::msg)?,
         })
+    }
+}
+
+/// What a timeline keeps (`run --timeline`, `experiment timeline`).
+#[derive(Args, Debug)]
+pub struct TimelineLimits {
+    /// Keep only the timeline events that overlap this span of simulated time, µs.
+    #[arg(long, value_name = "START..END", value_parser = parse_window)]
+    pub timeline_window: Option<(f64, f64)>,
+    /// Write at most N timeline events; the file's metadata counts those left out.
+    #[arg(long, value_name = "N")]
+    pub timeline_max_events: Option<u64>,
+}
+
+impl TimelineLimits {
+    /// The limits in the library's terms.
+    pub fn limits(&self) -> ssdlab::metrics::timeline::Limits {
+        ssdlab::metrics::timeline::Limits {
+            window_ns: self
+                .timeline_window
+                .map(|(s, e)| ((s * 1e3).round() as u64, (e * 1e3).round() as u64)),
+            max_events: self.timeline_max_events,
+        }
     }
 }
 

@@ -20,6 +20,9 @@ pub enum ExperimentCmd {
     Report(DirArg),
     /// Write one self-contained job file per point (for Slurm arrays, GNU parallel, xargs).
     Plan(PlanArgs),
+    /// Re-run one point with a timeline (`run --timeline`), to look inside the run behind a
+    /// result; checks that the re-run gives the stored result.
+    Timeline(TimelineArgs),
     /// Merge results written by `ssdlab run-spec` into the experiment.
     Collect(CollectArgs),
 }
@@ -37,6 +40,21 @@ pub struct RunExp {
     /// Parallel points (default: number of cores).
     #[arg(long)]
     pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub memory: crate::memory_args::MemoryArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct TimelineArgs {
+    /// Experiment directory.
+    pub dir: PathBuf,
+    /// The point's id: its result's file name without `.json` (e.g. `hm0__HotR__seed-2`).
+    pub point: String,
+    /// Where to write the timeline (`.json` or `.json.gz`).
+    #[arg(long)]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub limits: crate::args::TimelineLimits,
     #[command(flatten)]
     pub memory: crate::memory_args::MemoryArgs,
 }
@@ -87,6 +105,7 @@ pub fn dispatch(cmd: ExperimentCmd) -> Result<()> {
             Ok(())
         }
         ExperimentCmd::Report(a) => write_report(&a.dir),
+        ExperimentCmd::Timeline(a) => timeline(&a),
         ExperimentCmd::Plan(a) => {
             let spec = ExperimentSpec::load(&a.dir)?;
             let files = experiment::plan(&spec, &a.dir, &a.out)?;
@@ -244,6 +263,70 @@ fn write_report(dir: &Path) -> Result<()> {
             results.tampered.join(", "),
             dir.display()
         );
+    }
+    Ok(())
+}
+
+/// `experiment timeline`: one point re-run with a timeline; its summary must equal the stored
+/// result when that result is current (else the run would not be the one behind the numbers).
+fn timeline(a: &TimelineArgs) -> Result<()> {
+    let spec = ExperimentSpec::load(&a.dir)?;
+    let points = spec.points(&a.dir);
+    let Some(point) = points.iter().find(|p| p.id == a.point) else {
+        bail!(
+            "{}: no point `{}` (ids are the file names in {}/results without .json, e.g. `{}`)",
+            a.dir.display(),
+            a.point,
+            a.dir.display(),
+            points.first().map_or("", |p| p.id.as_str())
+        );
+    };
+    let cfg = point.config()?;
+    let out = crate::output::streamed(&a.out)?;
+    let mut t = ssdlab::metrics::timeline::Timeline::new(
+        out,
+        ssdlab::metrics::timeline::Layout::of(&cfg),
+        a.limits.limits(),
+    )
+    .with_context(|| format!("writing {}", a.out.display()))?;
+    let hash = point.hash()?;
+    let result = point.run_traced(hash.clone(), a.memory.limit()?, Some(Box::new(&mut t)))?;
+    let (file, counts) = t
+        .finish()
+        .with_context(|| format!("writing {}", a.out.display()))?;
+    crate::output::finish(file)?;
+    eprintln!(
+        "wrote a timeline of {} events to {}",
+        counts.written,
+        a.out.display()
+    );
+    let stored = a.dir.join("results").join(format!("{}.json", point.id));
+    let current = std::fs::read_to_string(&stored)
+        .ok()
+        .and_then(|t| serde_json::from_str::<experiment::PointResult>(&t).ok())
+        .filter(|r| r.point_hash == hash);
+    match current {
+        Some(r) => {
+            let strip = |v: &serde_json::Value| {
+                let mut v = v.clone();
+                if let Some(o) = v.as_object_mut() {
+                    o.remove("sim");
+                }
+                v
+            };
+            if strip(&r.summary) != strip(&result.summary) {
+                bail!(
+                    "the re-run of {} differs from its stored result {} although both have point hash {hash}: the timeline is not of the run behind the stored numbers",
+                    point.id,
+                    stored.display()
+                );
+            }
+            eprintln!("the re-run gives the stored result {}", stored.display());
+        }
+        None => eprintln!(
+            "note: {} has no current stored result to compare with (run the experiment first)",
+            point.id
+        ),
     }
     Ok(())
 }

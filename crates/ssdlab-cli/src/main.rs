@@ -32,7 +32,7 @@ use anyhow::{Context, Result};
 use args::{Cli, Command, ConfigArgs, ConfigCmd, RunArgs, SynthArgs, TraceCmd};
 use clap::Parser;
 use ssdlab::config::{Config, ConfigBuilder, PRESETS};
-use ssdlab::metrics::timeline::{Layout, Limits, Timeline};
+use ssdlab::metrics::timeline::{Layout, Timeline};
 use ssdlab::sim::{RunOptions, Simulation};
 use ssdlab::workload::extend::{ExtendSpec, Extended};
 use ssdlab::workload::synth::SynthSpec;
@@ -192,12 +192,7 @@ fn timeline_of(
     out: ssdlab::files::Streamed,
 ) -> Result<Timeline<ssdlab::files::Streamed>> {
     let layout = Layout::of(cfg);
-    let limits = Limits {
-        window_ns: a
-            .timeline_window
-            .map(|(s, e)| ((s * 1e3).round() as u64, (e * 1e3).round() as u64)),
-        max_events: a.timeline_max_events,
-    };
+    let limits = a.timeline_limits.limits();
     Timeline::new(out, layout, limits).with_context(|| format!("writing {}", path.display()))
 }
 
@@ -226,6 +221,22 @@ fn run(a: RunArgs) -> Result<()> {
         .as_deref()
         .map(requests_out::RequestsOut::create)
         .transpose()?;
+    if a.timeline.is_none() {
+        for (set, flag) in [
+            (
+                a.timeline_limits.timeline_window.is_some(),
+                "--timeline-window",
+            ),
+            (
+                a.timeline_limits.timeline_max_events.is_some(),
+                "--timeline-max-events",
+            ),
+        ] {
+            if set {
+                anyhow::bail!("{flag} limits a timeline: give --timeline FILE too");
+            }
+        }
+    }
     let mut timeline = match a.timeline.as_deref() {
         Some(path) => Some(timeline_of(&cfg, &a, path, output::streamed(path)?)?),
         None => None,

@@ -882,3 +882,49 @@ tolerance = 1.0
     let report = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
     assert!(report.contains("Calibration (baseline only)"), "{report}");
 }
+
+/// `experiment timeline`: one committed point re-run with a timeline gives its stored result,
+/// and the file holds its operations; an unknown point is named.
+#[test]
+fn a_committed_point_re_runs_with_a_timeline_and_gives_its_stored_result() {
+    let (repo, _) = committed_experiments();
+    let dir = repo.join("experiments/quick");
+    let out = std::env::temp_dir().join(format!("ssdlab-point-{}.json", std::process::id()));
+    ssdlab()
+        .args(["experiment", "timeline"])
+        .arg(&dir)
+        .arg("fin1__cell-tlc__FIFO")
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(contains("the re-run gives the stored result"));
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let stored: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("results/fin1__cell-tlc__FIFO.json")).unwrap(),
+    )
+    .unwrap();
+    let flash = file["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["cat"] == "flash")
+        .count() as u64;
+    let ops: u64 = ["reads", "programs", "erases"]
+        .iter()
+        .map(|k| stored["summary"]["flash"][*k].as_u64().unwrap())
+        .sum();
+    assert_eq!(flash, ops);
+    let _ = std::fs::remove_file(&out);
+    ssdlab()
+        .args(["experiment", "timeline"])
+        .arg(&dir)
+        .arg("no-such-point")
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .failure()
+        .stderr(contains("no point `no-such-point`"));
+    assert!(!out.exists());
+}

@@ -362,6 +362,20 @@ impl Point {
         point_hash: String,
         max_memory: Option<u64>,
     ) -> Result<PointResult, ExperimentError> {
+        self.run_traced(point_hash, max_memory, None)
+    }
+
+    /// [`Point::run`], writing the run's timeline to `timeline` when given
+    /// ([`Simulation::on_timeline`]; the result is the same).
+    ///
+    /// # Errors
+    /// As [`Point::run`].
+    pub fn run_traced(
+        &self,
+        point_hash: String,
+        max_memory: Option<u64>,
+        timeline: Option<Box<dyn crate::metrics::timeline::TimelineSink + '_>>,
+    ) -> Result<PointResult, ExperimentError> {
         let cfg = self.config()?;
         let fail = |message: String| ExperimentError::Run {
             point: self.id.clone(),
@@ -376,9 +390,12 @@ impl Point {
             full_versions: false,
         };
         let simulate = |w: &mut Requests, pre: Option<&mut Requests>| {
-            Simulation::build(&cfg, opts, w, pre, &|_, _| {})
-                .and_then(Simulation::run)
-                .map_err(|e| fail(e.to_string()))
+            let mut sim = Simulation::build(&cfg, opts, w, pre, &|_, _| {})
+                .map_err(|e| fail(e.to_string()))?;
+            if let Some(t) = timeline {
+                sim.on_timeline(t);
+            }
+            sim.run().map_err(|e| fail(e.to_string()))
         };
         let summary: Summary = match &self.source {
             WorkloadRef::Trace {
