@@ -8,6 +8,7 @@
 
 mod causes;
 mod claims;
+mod coverage;
 mod decompose;
 mod figures;
 mod heatmap;
@@ -867,6 +868,7 @@ pub fn build(
         }
     }
     figs.extend(readtime::figure(&d));
+    figs.extend(coverage::figure(&d));
     let missing: Vec<String> = results
         .iter()
         .filter(|(_, r)| r.is_none())
