@@ -3,7 +3,7 @@
 //! staged, an entry whose copy is not made yet, the copy's die busy too) — per variant, as
 //! shares of its blocked read pages averaged over the workloads and grid points.
 
-use super::{estimate, figures, fmt, metric, Data, Figure, Table};
+use super::{estimate, metric, Data, Figure};
 
 /// The fates counted in the summary's `staging`, in stacking order, with their labels.
 const FATES: [(&str, &str); 4] = [
@@ -64,42 +64,23 @@ pub(super) fn figure(d: &Data) -> Option<Figure> {
     }
     let mut names: Vec<String> = FATES.iter().map(|(_, l)| l.to_string()).collect();
     names.push("other".to_string());
-    let title = "What became of the blocked read pages of staging schemes";
-    let drawn: Vec<Vec<f64>> = values
-        .iter()
-        .map(|r| r.iter().map(|v| v.unwrap_or(0.0)).collect())
-        .collect();
-    let svg = figures::stacked(&figures::Stacked {
-        title,
-        x_label: "% of the variant's blocked read pages, over the workloads",
-        rows: &rows,
-        parts: &names,
-        values: &drawn,
-    });
-    let mut header = vec!["variant".to_string()];
-    header.extend(names.iter().map(|n| format!("{n} (%)")));
-    let table_rows = rows
-        .iter()
-        .zip(&values)
-        .map(|(name, r)| {
-            let mut row = vec![name.clone()];
-            row.extend(r.iter().map(|v| fmt(*v)));
-            row
-        })
-        .collect();
-    Some(Figure {
-        id: "coverage-loss".to_string(),
-        title: title.to_string(),
-        caption: format!(
-            "Per variant that stages copies, the mean over the experiment's {} workload and grid point(s), each the mean of its runs, of its blocked read pages (`reads_blocked`) by what became of them (`staging.*`); \"other\" is what the four counters leave (0 when they account for every blocked page).",
-            groups.len()
-        ),
-        svg,
-        table: Table {
-            header,
-            rows: table_rows,
-        },
-    })
+    Some(
+        super::readtime::Stacked {
+            id: "coverage-loss",
+            title: "What became of the blocked read pages of staging schemes",
+            x_label: "% of the variant's blocked read pages, over the workloads",
+            caption: format!(
+                "Per variant that stages copies, the mean over the experiment's {} workload and grid point(s), each the mean of its runs, of its blocked read pages (`reads_blocked`) by what became of them (`staging.*`); \"other\" is what the four counters leave (0 when they account for every blocked page).",
+                groups.len()
+            ),
+            rows,
+            parts: names,
+            values,
+            unit: " (%)",
+            total: false,
+        }
+        .figure(),
+    )
 }
 
 #[cfg(test)]

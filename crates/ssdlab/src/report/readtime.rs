@@ -64,42 +64,77 @@ pub(super) fn figure(d: &Data) -> Option<Figure> {
         return None;
     }
     let names: Vec<String> = parts.iter().map(|(_, l)| l.to_string()).collect();
-    let title = "Where the mean read page's time went";
-    let drawn: Vec<Vec<f64>> = values
-        .iter()
-        .map(|r| r.iter().map(|v| v.unwrap_or(0.0)).collect())
-        .collect();
-    let svg = figures::stacked(&figures::Stacked {
-        title,
-        x_label: "mean read page (us), over the workloads",
-        rows: &rows,
-        parts: &names,
-        values: &drawn,
-    });
-    let mut header = vec!["variant".to_string()];
-    header.extend(names.iter().cloned());
-    header.push("total".to_string());
-    let table_rows = rows
-        .iter()
-        .zip(&values)
-        .map(|(name, r)| {
-            let mut row = vec![name.clone()];
-            row.extend(r.iter().map(|v| fmt(*v)));
-            row.push(fmt(Some(r.iter().map(|v| v.unwrap_or(0.0)).sum())));
-            row
-        })
-        .collect();
-    Some(Figure {
-        id: "read-time".to_string(),
-        title: title.to_string(),
-        caption: format!(
-            "Per variant, the mean over the experiment's {} workload and grid point(s), each the mean of its runs, of a read page's time from entering its die's queue to its data leaving the die (`read_wait_us`, µs). Requests' time in the host queue and on the host link is not part of it.",
-            groups.len()
-        ),
-        svg,
-        table: Table {
-            header,
-            rows: table_rows,
-        },
-    })
+    Some(
+        Stacked {
+            id: "read-time",
+            title: "Where the mean read page's time went",
+            x_label: "mean read page (us), over the workloads",
+            caption: format!(
+                "Per variant, the mean over the experiment's {} workload and grid point(s), each the mean of its runs, of a read page's time from entering its die's queue to its data leaving the die (`read_wait_us`, µs). Requests' time in the host queue and on the host link is not part of it.",
+                groups.len()
+            ),
+            rows,
+            parts: names,
+            values,
+            unit: "",
+            total: true,
+        }
+        .figure(),
+    )
+}
+
+/// A stacked-bar figure of per-variant means, `values[row][part]` (`None`: no value, drawn
+/// as 0), with its table (headers carry `unit`; a `total` column when asked).
+pub(super) struct Stacked<'a> {
+    pub(super) id: &'a str,
+    pub(super) title: &'a str,
+    pub(super) x_label: &'a str,
+    pub(super) caption: String,
+    pub(super) rows: Vec<String>,
+    pub(super) parts: Vec<String>,
+    pub(super) values: Vec<Vec<Option<f64>>>,
+    pub(super) unit: &'a str,
+    pub(super) total: bool,
+}
+
+impl Stacked<'_> {
+    pub(super) fn figure(self) -> Figure {
+        let drawn: Vec<Vec<f64>> = self
+            .values
+            .iter()
+            .map(|r| r.iter().map(|v| v.unwrap_or(0.0)).collect())
+            .collect();
+        let svg = figures::stacked(&figures::Stacked {
+            title: self.title,
+            x_label: self.x_label,
+            rows: &self.rows,
+            parts: &self.parts,
+            values: &drawn,
+        });
+        let mut header = vec!["variant".to_string()];
+        header.extend(self.parts.iter().map(|n| format!("{n}{}", self.unit)));
+        if self.total {
+            header.push("total".to_string());
+        }
+        let rows = self
+            .rows
+            .iter()
+            .zip(&self.values)
+            .map(|(name, r)| {
+                let mut row = vec![name.clone()];
+                row.extend(r.iter().map(|v| fmt(*v)));
+                if self.total {
+                    row.push(fmt(Some(r.iter().map(|v| v.unwrap_or(0.0)).sum())));
+                }
+                row
+            })
+            .collect();
+        Figure {
+            id: self.id.to_string(),
+            title: self.title.to_string(),
+            caption: self.caption,
+            svg,
+            table: Table { header, rows },
+        }
+    }
 }
