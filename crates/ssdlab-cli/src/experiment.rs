@@ -54,7 +54,7 @@ pub struct TimelineArgs {
     #[arg(long)]
     pub out: PathBuf,
     #[command(flatten)]
-    pub limits: crate::args::TimelineLimits,
+    pub limits: crate::timeline_args::TimelineLimits,
     #[command(flatten)]
     pub memory: crate::memory_args::MemoryArgs,
 }

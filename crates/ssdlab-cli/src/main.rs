@@ -26,6 +26,7 @@ mod output;
 mod requests_out;
 mod summary_csv;
 mod table;
+mod timeline_args;
 mod trace_cmd;
 
 use anyhow::{Context, Result};

@@ -24,7 +24,14 @@ const LAYERS: &[&[&str]] = &[
 /// The CLI's modules (crates/ssdlab-cli/src), bottom to top; `main.rs`, the crate root, sits
 /// above them all.
 const CLI_LAYERS: &[&[&str]] = &[
-    &["output", "memory_args", "table", "compare", "explain"],
+    &[
+        "output",
+        "memory_args",
+        "timeline_args",
+        "table",
+        "compare",
+        "explain",
+    ],
     &["requests_out", "summary_csv", "experiment"],
     &["args"],
     &["trace_cmd"],
