@@ -304,7 +304,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE.json[.gz]")]
     pub timeline: Option<PathBuf>,
     #[command(flatten)]
-    pub timeline_limits: crate::timeline_args::TimelineLimits,
+    pub timeline_limits: crate::timeline_out::TimelineLimits,
     #[command(flatten)]
     pub memory: crate::memory_args::MemoryArgs,
     /// No banner, table or progress output.

@@ -54,7 +54,7 @@ pub struct TimelineArgs {
     #[arg(long)]
     pub out: PathBuf,
     #[command(flatten)]
-    pub limits: crate::timeline_args::TimelineLimits,
+    pub limits: crate::timeline_out::TimelineLimits,
     #[command(flatten)]
     pub memory: crate::memory_args::MemoryArgs,
 }
@@ -282,24 +282,10 @@ fn timeline(a: &TimelineArgs) -> Result<()> {
         );
     };
     let cfg = point.config()?;
-    let out = crate::output::streamed(&a.out)?;
-    let mut t = ssdlab::metrics::timeline::Timeline::new(
-        out,
-        ssdlab::metrics::timeline::Layout::of(&cfg),
-        a.limits.limits(),
-    )
-    .with_context(|| format!("writing {}", a.out.display()))?;
+    let mut t = crate::timeline_out::open(&cfg, &a.limits, &a.out)?;
     let hash = point.hash()?;
     let result = point.run_traced(hash.clone(), a.memory.limit()?, Some(Box::new(&mut t)))?;
-    let (file, counts) = t
-        .finish()
-        .with_context(|| format!("writing {}", a.out.display()))?;
-    crate::output::finish(file)?;
-    eprintln!(
-        "wrote a timeline of {} events to {}",
-        counts.written,
-        a.out.display()
-    );
+    crate::timeline_out::finish(t, &a.out, false)?;
     let stored = a.dir.join("results").join(format!("{}.json", point.id));
     let current = std::fs::read_to_string(&stored)
         .ok()

@@ -26,14 +26,13 @@ mod output;
 mod requests_out;
 mod summary_csv;
 mod table;
-mod timeline_args;
+mod timeline_out;
 mod trace_cmd;
 
 use anyhow::{Context, Result};
 use args::{Cli, Command, ConfigArgs, ConfigCmd, RunArgs, SynthArgs, TraceCmd};
 use clap::Parser;
 use ssdlab::config::{Config, ConfigBuilder, PRESETS};
-use ssdlab::metrics::timeline::{Layout, Timeline};
 use ssdlab::sim::{RunOptions, Simulation};
 use ssdlab::workload::extend::{ExtendSpec, Extended};
 use ssdlab::workload::synth::SynthSpec;
@@ -185,18 +184,6 @@ fn builder(a: &ConfigArgs, preset: &str) -> Result<ConfigBuilder> {
     Ok(b)
 }
 
-/// The timeline `run --timeline` writes to `out`: the drive's tracks and the limits asked for.
-fn timeline_of(
-    cfg: &Config,
-    a: &RunArgs,
-    path: &std::path::Path,
-    out: ssdlab::files::Streamed,
-) -> Result<Timeline<ssdlab::files::Streamed>> {
-    let layout = Layout::of(cfg);
-    let limits = a.timeline_limits.limits();
-    Timeline::new(out, layout, limits).with_context(|| format!("writing {}", path.display()))
-}
-
 fn run(a: RunArgs) -> Result<()> {
     let cfg = build_config(&a.config)?;
     let mut inputs: Vec<(&str, &std::path::Path)> = Vec::new();
@@ -239,7 +226,7 @@ fn run(a: RunArgs) -> Result<()> {
         }
     }
     let mut timeline = match a.timeline.as_deref() {
-        Some(path) => Some(timeline_of(&cfg, &a, path, output::streamed(path)?)?),
+        Some(path) => Some(timeline_out::open(&cfg, &a.timeline_limits, path)?),
         None => None,
     };
     let power_loss_at_ns = match a.power_loss_at {
@@ -367,25 +354,7 @@ fn run(a: RunArgs) -> Result<()> {
     }
     let mut summary = sim.run()?;
     if let (Some(t), Some(path)) = (timeline, a.timeline.as_deref()) {
-        let (file, counts) = t
-            .finish()
-            .with_context(|| format!("writing {}", path.display()))?;
-        output::finish(file)?;
-        if !a.quiet {
-            eprintln!(
-                "wrote a timeline of {} events to {}{}",
-                counts.written,
-                path.display(),
-                if counts.dropped > 0 {
-                    format!(
-                        " ({} more left out by --timeline-max-events)",
-                        counts.dropped
-                    )
-                } else {
-                    String::new()
-                }
-            );
-        }
+        timeline_out::finish(t, path, a.quiet)?;
     }
     if let Some(out) = requests_out {
         let path = out.path().display().to_string();

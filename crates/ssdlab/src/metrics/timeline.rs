@@ -6,6 +6,11 @@
 //!
 //! Written as the run goes (nothing is kept per event), bounded by a window of simulated time
 //! and a maximum number of events; what was left out is counted in the file's `metadata`.
+//!
+//! Past 500 lines, it stays whole: the records the simulation hands over and the one writer
+//! that turns each into a line of the format are a single contract with Perfetto's importer
+//! (names, categories, ids, tracks); apart, a record's field and the line that writes it
+//! would drift.
 
 use super::RequestRecord;
 use serde::Serialize;

@@ -27,7 +27,7 @@ const CLI_LAYERS: &[&[&str]] = &[
     &[
         "output",
         "memory_args",
-        "timeline_args",
+        "timeline_out",
         "table",
         "compare",
         "explain",

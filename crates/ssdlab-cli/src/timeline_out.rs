@@ -1,6 +1,43 @@
-//! The options that bound a timeline, shared by `run --timeline` and `experiment timeline`.
+//! Timelines the CLI writes (`run --timeline`, `experiment timeline`): the options that bound
+//! them, opening the file for a drive, and finishing it with a line saying what was written.
 
+use anyhow::{Context, Result};
 use clap::Args;
+use ssdlab::config::Config;
+use ssdlab::files::Streamed;
+use ssdlab::metrics::timeline::{Layout, Timeline};
+use std::path::Path;
+
+/// Opens `path` (plain or `.gz`) for the timeline of a run on the drive `cfg` describes;
+/// fails at once when it cannot be written.
+pub fn open(cfg: &Config, limits: &TimelineLimits, path: &Path) -> Result<Timeline<Streamed>> {
+    let what = || format!("cannot write {}", path.display());
+    let out = Streamed::create(path).with_context(what)?;
+    Timeline::new(out, Layout::of(cfg), limits.limits()).with_context(what)
+}
+
+/// Ends the file and puts it in place; unless `quiet`, says how many events it holds.
+pub fn finish(t: Timeline<Streamed>, path: &Path, quiet: bool) -> Result<()> {
+    let what = || format!("writing {}", path.display());
+    let (file, counts) = t.finish().with_context(what)?;
+    file.finish().with_context(what)?;
+    if !quiet {
+        let dropped = if counts.dropped > 0 {
+            format!(
+                " ({} more left out by --timeline-max-events)",
+                counts.dropped
+            )
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "wrote a timeline of {} events to {}{dropped}",
+            counts.written,
+            path.display()
+        );
+    }
+    Ok(())
+}
 
 /// What a timeline keeps (`run --timeline`, `experiment timeline`).
 #[derive(Args, Debug)]
