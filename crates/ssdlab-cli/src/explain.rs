@@ -196,7 +196,7 @@ pub fn explain(path: &Path, id: u64) -> Result<String> {
         out += "\n";
     }
     if ops.is_empty() {
-        out += "  no flash operation served it inside the file (served from a buffer, or outside the window)\n";
+        out += "  no flash operation in the file carries its id: it was served from a buffer, outside the window, or by operations a scheme issued for it (a parity rebuild's reads, a staging copy), which the timeline does not tie to the request\n";
         return Ok(out);
     }
     ops.sort_by(|x, y| x.ts.total_cmp(&y.ts));
