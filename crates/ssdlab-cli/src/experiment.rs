@@ -293,14 +293,8 @@ fn timeline(a: &TimelineArgs) -> Result<()> {
         .filter(|r| r.point_hash == hash);
     match current {
         Some(r) => {
-            let strip = |v: &serde_json::Value| {
-                let mut v = v.clone();
-                if let Some(o) = v.as_object_mut() {
-                    o.remove("sim");
-                }
-                v
-            };
-            if strip(&r.summary) != strip(&result.summary) {
+            use ssdlab::metrics::deterministic;
+            if deterministic(&r.summary) != deterministic(&result.summary) {
                 bail!(
                     "the re-run of {} differs from its stored result {} although both have point hash {hash}: the timeline is not of the run behind the stored numbers",
                     point.id,

@@ -71,6 +71,11 @@ fn ms(us: f64) -> String {
     format!("{:.3} ms", us / 1e3)
 }
 
+/// A record column's cause: `wait_gc_us` → `gc`, `service_us` → `service`.
+fn cause(column: &str) -> &str {
+    column.trim_start_matches("wait_").trim_end_matches("_us")
+}
+
 /// The waits a request span's record gives, largest first, without the zero ones.
 fn waits(args: &serde_json::Value) -> Vec<(String, f64)> {
     let mut w: Vec<(String, f64)> = args
@@ -98,9 +103,10 @@ pub fn slowest(path: &Path, n: usize) -> Result<String> {
         ) else {
             return;
         };
-        if top.len() < n || r > top.last().map_or(0.0, |t| t.0) {
-            top.push((r, id, e));
-            top.sort_by(|a, b| b.0.total_cmp(&a.0));
+        // Kept longest first: insert in place, drop the shortest past n.
+        let at = top.partition_point(|t| t.0.total_cmp(&r).is_ge());
+        if at < n {
+            top.insert(at, (r, id, e));
             top.truncate(n);
         }
     })?;
@@ -118,13 +124,7 @@ pub fn slowest(path: &Path, n: usize) -> Result<String> {
         let w = waits(&e.args)
             .into_iter()
             .find(|(k, _)| k.starts_with("wait_"))
-            .map_or("-".to_string(), |(k, v)| {
-                format!(
-                    "{} {}",
-                    k.trim_start_matches("wait_").trim_end_matches("_us"),
-                    ms(v)
-                )
-            });
+            .map_or("-".to_string(), |(k, v)| format!("{} {}", cause(&k), ms(v)));
         out += &format!(
             "{id:>10}  {:<5} {:>14} {:>12}  {w}\n",
             e.name,
@@ -186,11 +186,7 @@ pub fn explain(path: &Path, id: u64) -> Result<String> {
     if !w.is_empty() {
         out += "  its flash pages' time, summed over them:";
         for (k, v) in &w {
-            out += &format!(
-                " {} {};",
-                k.trim_start_matches("wait_").trim_end_matches("_us"),
-                ms(*v)
-            );
+            out += &format!(" {} {};", cause(k), ms(*v));
         }
         out.pop();
         out += "\n";

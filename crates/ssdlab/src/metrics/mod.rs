@@ -8,10 +8,10 @@ pub(crate) use requests::RequestDetail;
 pub use requests::{RequestRecord, RequestSink};
 
 pub use summary::{
-    summary_buffer, summary_dedup, summary_gc, summary_mapping_cache, summary_pe, summary_perf,
-    summary_redundancy, summary_shadow, summary_staging, summary_voltage, summary_wear,
-    BufferSummary, CostSummary, DedupSummary, LatencySummary, PeSummary, RedundancySummary,
-    RunBlockWear, StagingSummary, Summary, VoltageSummary,
+    deterministic, summary_buffer, summary_dedup, summary_gc, summary_mapping_cache, summary_pe,
+    summary_perf, summary_redundancy, summary_shadow, summary_staging, summary_voltage,
+    summary_wear, BufferSummary, CostSummary, DedupSummary, LatencySummary, PeSummary,
+    RedundancySummary, RunBlockWear, StagingSummary, Summary, VoltageSummary,
 };
 
 use crate::sched::{Cause, OpClass, OpKind};

@@ -313,12 +313,19 @@ impl Summary {
     /// The summary as pretty JSON with the wall-clock `sim` section removed: identical bytes
     /// for identical config, workload and seed.
     pub fn deterministic_json(&self) -> String {
-        let mut v = serde_json::to_value(self).expect("summary serialises");
-        if let Some(o) = v.as_object_mut() {
-            o.remove("sim");
-        }
-        serde_json::to_string_pretty(&v).expect("summary serialises")
+        let v = serde_json::to_value(self).expect("summary serialises");
+        serde_json::to_string_pretty(&deterministic(&v)).expect("summary serialises")
     }
+}
+
+/// A summary as JSON without its wall-clock `sim` section: what two runs of one config,
+/// workload and seed agree on.
+pub fn deterministic(summary: &serde_json::Value) -> serde_json::Value {
+    let mut v = summary.clone();
+    if let Some(o) = v.as_object_mut() {
+        o.remove("sim");
+    }
+    v
 }
 
 /// Program/erase latency and suspension statistics.

@@ -377,6 +377,59 @@ impl<W: Write> Timeline<W> {
         (ch, if self.layout.plane_tracks { plane } else { die })
     }
 
+    /// A complete event (`X`) over `span` (start, end, ns) on the track of `die` / `plane`,
+    /// if kept.
+    fn complete<A: Serialize>(
+        &mut self,
+        (name, cat): (&str, &'static str),
+        (die, plane): (u32, u32),
+        (start_ns, end_ns): (u64, u64),
+        args: A,
+    ) {
+        if !self.admit(start_ns, end_ns) {
+            return;
+        }
+        let (pid, tid) = self.track(die, plane);
+        let e = Event {
+            name,
+            cat,
+            ph: "X",
+            ts: start_ns,
+            dur: Some(end_ns - start_ns),
+            pid,
+            tid,
+            id: None,
+            args,
+        };
+        self.emit(&e);
+    }
+
+    /// A counter event (`C`) at `at_ns` on the track of `die` / `plane`, if kept.
+    fn count<A: Serialize>(
+        &mut self,
+        (name, cat): (&str, &'static str),
+        (die, plane): (u32, u32),
+        at_ns: u64,
+        args: A,
+    ) {
+        if !self.admit(at_ns, at_ns) {
+            return;
+        }
+        let (pid, tid) = self.track(die, plane);
+        let e = Event {
+            name,
+            cat,
+            ph: "C",
+            ts: at_ns,
+            dur: None,
+            pid,
+            tid,
+            id: None,
+            args,
+        };
+        self.emit(&e);
+    }
+
     /// Ends the file (with what was left out in its `metadata`) and returns the writer and
     /// the counts.
     ///
@@ -399,62 +452,42 @@ impl<W: Write> Timeline<W> {
 impl<W: Write> TimelineSink for Timeline<W> {
     /// A flash array operation (or part of one).
     fn flash(&mut self, op: &FlashOp) {
-        if !self.admit(op.start_ns, op.end_ns) {
-            return;
-        }
-        let (pid, tid) = self.track(op.die, op.plane);
-        let e = Event {
-            name: op.kind,
-            cat: if op.part.is_some() {
-                "flash.suspended"
-            } else {
-                "flash"
-            },
-            ph: "X",
-            ts: op.start_ns,
-            dur: Some(op.end_ns - op.start_ns),
-            pid,
-            tid,
-            id: None,
-            args: FlashArgs {
-                cause: op.cause,
-                plane: op.plane,
-                block: op.block,
-                page: op.page,
-                req: op.req,
-                part: op.part.map(|p| p.0),
-                last: op.part.map(|p| p.1),
-            },
+        let cat = if op.part.is_some() {
+            "flash.suspended"
+        } else {
+            "flash"
         };
-        self.emit(&e);
+        let args = FlashArgs {
+            cause: op.cause,
+            plane: op.plane,
+            block: op.block,
+            page: op.page,
+            req: op.req,
+            part: op.part.map(|p| p.0),
+            last: op.part.map(|p| p.1),
+        };
+        let span = (op.start_ns, op.end_ns);
+        self.complete((op.kind, cat), (op.die, op.plane), span, args);
     }
 
     /// A bus transfer of a die's operation (`in` before a program, `out` after a read).
     fn bus(&mut self, t: &Transfer) {
-        if !self.admit(t.start_ns, t.end_ns) {
-            return;
-        }
-        let (pid, tid) = self.track(t.die, t.plane);
         #[derive(Serialize)]
         struct BusArgs {
             cause: &'static str,
         }
-        let e = Event {
-            name: if t.inward {
-                "transfer in"
-            } else {
-                "transfer out"
-            },
-            cat: "bus",
-            ph: "X",
-            ts: t.start_ns,
-            dur: Some(t.end_ns - t.start_ns),
-            pid,
-            tid,
-            id: None,
-            args: BusArgs { cause: t.cause },
+        let name = if t.inward {
+            "transfer in"
+        } else {
+            "transfer out"
         };
-        self.emit(&e);
+        let args = BusArgs { cause: t.cause };
+        self.complete(
+            (name, "bus"),
+            (t.die, t.plane),
+            (t.start_ns, t.end_ns),
+            args,
+        );
     }
 
     /// A completed host request: an async span from arrival to completion, its record's
@@ -535,12 +568,6 @@ impl<W: Write> TimelineSink for Timeline<W> {
     }
 
     fn counter(&mut self, c: &Counter) {
-        let at = match *c {
-            Counter::Queue { at_ns, .. } | Counter::Free { at_ns, .. } => at_ns,
-        };
-        if !self.admit(at, at) {
-            return;
-        }
         #[derive(Serialize)]
         struct Queued {
             reads: u32,
@@ -554,48 +581,28 @@ impl<W: Write> TimelineSink for Timeline<W> {
         match *c {
             Counter::Queue {
                 die,
+                at_ns,
                 reads,
                 writes,
                 internal,
-                ..
             } => {
-                let (pid, tid) = self.track(die, die * self.layout.planes_per_die);
                 let name = format!("queue die {die}");
+                let track = (die, die * self.layout.planes_per_die);
                 let args = Queued {
                     reads,
                     writes,
                     internal,
                 };
-                let e = Event {
-                    name: &name,
-                    cat: "queue",
-                    ph: "C",
-                    ts: at,
-                    dur: None,
-                    pid,
-                    tid,
-                    id: None,
-                    args,
-                };
-                self.emit(&e);
+                self.count((&name, "queue"), track, at_ns, args);
             }
             Counter::Free {
-                die, plane, blocks, ..
+                die,
+                plane,
+                at_ns,
+                blocks,
             } => {
-                let (pid, tid) = self.track(die, plane);
                 let name = format!("free blocks plane {plane}");
-                let e = Event {
-                    name: &name,
-                    cat: "free",
-                    ph: "C",
-                    ts: at,
-                    dur: None,
-                    pid,
-                    tid,
-                    id: None,
-                    args: Free { blocks },
-                };
-                self.emit(&e);
+                self.count((&name, "free"), (die, plane), at_ns, Free { blocks });
             }
         }
     }

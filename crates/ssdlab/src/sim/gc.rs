@@ -195,7 +195,6 @@ impl Simulation<'_> {
     pub(super) fn gc_erase_done(&mut self, job_id: u32) -> Result<(), SimError> {
         let job = self.gc_jobs[job_id as usize];
         self.free_jobs.push(job_id);
-        let traced = job;
         let plane = job.plane;
         if self.opts.verify {
             verify::check_erasable(&self.ftl, BlockId(job.block))?;
@@ -211,7 +210,7 @@ impl Simulation<'_> {
         if !job.refresh {
             self.metrics.gc_time_ns += self.now.since(job.started);
         }
-        self.timeline_gc_done(&traced);
+        self.timeline_gc_done(&job);
         self.static_wear_levelling(plane);
         self.start_gc(plane);
         Ok(())

@@ -392,13 +392,13 @@ impl SynthSpec {
                 .map_or(pages, |f| ((f * 262_144.0) as u64).clamp(1, pages));
             let s = o.zipf.unwrap_or(self.zipf);
             let sizes = self.op_sizes(op);
-            let hot_pages = (o.hot_gib.unwrap_or(self.hot_gib) * 262_144.0) as u64;
-            let hot_share = o.hot_share.unwrap_or(self.hot_share);
+            let (hot_gib, hot_share, drift) = self.hot_of(o);
+            let hot_pages = (hot_gib * 262_144.0) as u64;
             Direction {
                 hot: (hot_pages > 0 && hot_share > 0.0).then(|| Hot {
                     pages: hot_pages.min(domain),
                     share: hot_share,
-                    drift: o.hot_drift.unwrap_or(self.hot_drift),
+                    drift,
                 }),
                 domain,
                 zipf: (s > 0.0).then(|| Zipf::new(domain as f64, s).expect("validated exponent")),

@@ -371,6 +371,15 @@ impl SynthSpec {
         Ok(())
     }
 
+    /// A direction's hot set as (GiB, share, drift): its own keys, else the spec's.
+    pub(super) fn hot_of(&self, op: &OpSpec) -> (f64, f64, f64) {
+        (
+            op.hot_gib.unwrap_or(self.hot_gib),
+            op.hot_share.unwrap_or(self.hot_share),
+            op.hot_drift.unwrap_or(self.hot_drift),
+        )
+    }
+
     /// Checks one direction's hot set (its own keys or the spec's): a share in [0, 1], a size
     /// within the direction's footprint, a finite drift; each message names the key as given.
     fn check_hot(&self, prefix: &str, op: &OpSpec) -> Result<(), String> {
@@ -381,14 +390,13 @@ impl SynthSpec {
                 key.to_string()
             }
         };
-        let share = op.hot_share.unwrap_or(self.hot_share);
+        let (gib, share, drift) = self.hot_of(op);
         if !(0.0..=1.0).contains(&share) {
             return Err(format!(
                 "{} = {share}: must be in [0, 1]",
                 name("hot_share", op.hot_share.is_some())
             ));
         }
-        let gib = op.hot_gib.unwrap_or(self.hot_gib);
         let footprint = op.footprint_gib.unwrap_or(self.footprint_gib);
         if !(gib.is_finite() && gib >= 0.0 && gib <= footprint) {
             return Err(format!(
@@ -402,7 +410,6 @@ impl SynthSpec {
                 name("hot_gib", op.hot_gib.is_some())
             ));
         }
-        let drift = op.hot_drift.unwrap_or(self.hot_drift);
         if !(drift.is_finite() && (0.0..=1e9).contains(&drift)) {
             return Err(format!(
                 "{} = {drift}: must be in [0, 1e9] (hot-set sizes moved over the stream)",
@@ -464,7 +471,8 @@ impl SynthSpec {
         }
         // A hot-set key works only where both a size and a share are set.
         let hot = |op: &OpSpec| {
-            op.hot_gib.unwrap_or(self.hot_gib) > 0.0 && op.hot_share.unwrap_or(self.hot_share) > 0.0
+            let (gib, share, _) = self.hot_of(op);
+            gib > 0.0 && share > 0.0
         };
         let sides = [("read_", &self.read), ("write_", &self.write)];
         for (key, whole, own) in [
