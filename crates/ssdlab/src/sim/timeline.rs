@@ -16,8 +16,6 @@ pub(super) struct Tracking<'w> {
     sink: Box<dyn TimelineSink + 'w>,
     /// Per die: when its current array phase started.
     array_from: Vec<SimTime>,
-    /// Per die: parts of its current suspended operation written so far.
-    parts: Vec<u32>,
     /// Per die: when its current suspension began.
     suspended_at: Vec<SimTime>,
 }
@@ -40,7 +38,6 @@ impl<'w> Simulation<'w> {
         self.timeline = Some(Box::new(Tracking {
             sink,
             array_from: vec![SimTime::ZERO; dies],
-            parts: vec![0; dies],
             suspended_at: vec![SimTime::ZERO; dies],
         }));
     }
@@ -70,15 +67,17 @@ impl<'w> Simulation<'w> {
     #[cold]
     #[inline(never)]
     fn write_array_phase(&mut self, die: usize, cut: bool) {
-        let suspended = self.pe[die].as_ref().is_some_and(|p| p.suspensions > 0) || cut;
-        let t = self.timeline.as_mut().expect("checked");
-        let part = suspended.then(|| {
-            let n = t.parts[die];
-            t.parts[die] = if cut { n + 1 } else { 0 };
-            (n, !cut)
-        });
+        // Suspensions so far number the parts of the suspended operation (a cut is counted
+        // after its part is written); reads served meanwhile are whole operations.
+        let leader = self.dies[die].op;
+        let n = self.pe[die]
+            .as_ref()
+            .filter(|p| p.op == leader)
+            .map_or(0, |p| p.suspensions);
+        let part = (n > 0 || cut).then_some((n, !cut));
+        let t = self.timeline.as_ref().expect("checked");
         let (start_ns, end_ns) = (t.array_from[die].ns(), self.now.ns());
-        let mut id = self.dies[die].op;
+        let mut id = leader;
         while id != NONE {
             let op = &self.ops[id as usize];
             let e = self.flash_event(op, die, start_ns, end_ns, part);

@@ -32,6 +32,9 @@ pub fn run_with_timeline(
     Ok((crate::without_wall_clock(&s), file, counts))
 }
 
+/// A suspended operation's part: (start, µs; its number; whether it is the last).
+type Part = (f64, u64, bool);
+
 /// Checks a whole timeline (no window, no limit) against its run's summary; `Err` says what
 /// is wrong.
 pub fn check(
@@ -49,6 +52,8 @@ pub fn check(
     let mut buses: BTreeMap<u64, Vec<(f64, f64)>> = BTreeMap::new();
     let mut open: BTreeMap<(String, u64), f64> = BTreeMap::new();
     let mut spans: BTreeMap<String, u64> = BTreeMap::new();
+    // Per (die, plane): the suspended parts as (start, number, last).
+    let mut parts: BTreeMap<(u64, u64), Vec<Part>> = BTreeMap::new();
     for e in events {
         let ph = e["ph"].as_str().ok_or("event without ph")?;
         let cat = e["cat"].as_str().ok_or("event without cat")?;
@@ -66,9 +71,21 @@ pub fn check(
                 let plane = e["args"]["plane"]
                     .as_u64()
                     .ok_or("flash event without plane")?;
-                dies.entry(plane / u64::from(planes_per_die))
-                    .or_default()
-                    .push((ts, ts + dur));
+                let die = plane / u64::from(planes_per_die);
+                dies.entry(die).or_default().push((ts, ts + dur));
+                if cat == "flash.suspended" {
+                    if e["name"] == "read" {
+                        return Err(format!("a read is never a suspended part: {e}"));
+                    }
+                    let part = e["args"]["part"]
+                        .as_u64()
+                        .ok_or("a part without its number")?;
+                    let last = e["args"]["last"].as_bool().ok_or("a part without `last`")?;
+                    parts
+                        .entry((die, plane))
+                        .or_default()
+                        .push((ts, part, last));
+                }
             }
             ("X", "bus") => {
                 let (ts, dur) = (num(&e["ts"])?, num(&e["dur"])?);
@@ -139,6 +156,24 @@ pub fn check(
     }
     for (ch, spans) in &mut buses {
         apart(&format!("channel {ch}'s bus"), spans)?;
+    }
+    // The parts of each suspended operation are numbered 0, 1, … in time, the final one last.
+    for ((die, plane), mut seq) in parts {
+        seq.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut next = 0;
+        for (ts, part, last) in seq {
+            if part != next {
+                return Err(format!(
+                    "die {die} plane {plane}: part {part} at {ts} us where {next} was due"
+                ));
+            }
+            next = if last { 0 } else { part + 1 };
+        }
+        if next != 0 {
+            return Err(format!(
+                "die {die} plane {plane}: an operation without its last part"
+            ));
+        }
     }
     let requests = events
         .iter()
