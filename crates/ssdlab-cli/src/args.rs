@@ -252,6 +252,34 @@ pub struct StatsArgs {
     pub seed: u64,
 }
 
+/// A `--flow NAME=trace:FILE` or `NAME=synth:SPEC` argument as a flow.
+///
+/// # Errors
+/// A malformed argument, named.
+pub fn parse_flow(arg: &str) -> anyhow::Result<ssdlab::workload::flows::FlowSpec> {
+    let bad = || anyhow::anyhow!("--flow {arg}: expected NAME=trace:FILE or NAME=synth:SPEC");
+    let (name, source) = arg.split_once('=').ok_or_else(bad)?;
+    let (kind, value) = source.split_once(':').ok_or_else(bad)?;
+    let mut spec = ssdlab::workload::flows::FlowSpec {
+        name: name.to_string(),
+        trace: None,
+        format: None,
+        limit: None,
+        skip: 0,
+        device: None,
+        extend: None,
+        synth: None,
+        start_us: 0.0,
+        time_scale: 1.0,
+    };
+    match kind {
+        "trace" => spec.trace = Some(value.into()),
+        "synth" => spec.synth = Some(value.to_string()),
+        _ => return Err(bad()),
+    }
+    Ok(spec)
+}
+
 #[derive(Args, Debug)]
 pub struct RunArgs {
     #[command(flatten)]
@@ -269,6 +297,11 @@ pub struct RunArgs {
     /// Synthetic workload instead of a trace, e.g. requests=1e5,write_ratio=0.6,size_kib=4|8,iat_us=50,footprint_gib=4,zipf=0.9
     #[arg(long, value_name = "SPEC")]
     pub synth: Option<String>,
+    /// One I/O flow (tenant) of several sharing the drive, each in its own logical space with
+    /// its own results: NAME=trace:FILE or NAME=synth:SPEC (repeatable; instead of --trace or
+    /// --synth). A config file's `[[flow]]` tables also set start_us and time_scale.
+    #[arg(long, value_name = "NAME=trace:FILE|NAME=synth:SPEC", conflicts_with_all = ["trace", "synth"])]
+    pub flow: Vec<String>,
     /// Master seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -412,6 +445,14 @@ impl TraceArgs {
     /// Refuses the options that read a trace when the workload is `--synth SPEC` (they would be
     /// ignored): its spec says how many requests and of what.
     pub fn refuse_with_synth(&self) -> anyhow::Result<()> {
+        self.refuse_with("--synth")
+    }
+
+    /// Refuses the trace-reading flags given beside `what` (a source that reads no trace).
+    ///
+    /// # Errors
+    /// The first such flag.
+    pub fn refuse_with(&self, what: &str) -> anyhow::Result<()> {
         let set = [
             (
                 "--limit",
@@ -426,7 +467,7 @@ impl TraceArgs {
             ("--lenient", self.lenient, ""),
         ];
         if let Some((flag, _, hint)) = set.iter().find(|s| s.1) {
-            anyhow::bail!("{flag} reads a trace; it has no effect with --synth{hint}");
+            anyhow::bail!("{flag} reads a trace; it has no effect with {what}{hint}");
         }
         Ok(())
     }

@@ -35,6 +35,7 @@ use clap::Parser;
 use ssdlab::config::{Config, ConfigBuilder, PRESETS};
 use ssdlab::sim::{RunOptions, Simulation};
 use ssdlab::workload::extend::{ExtendSpec, Extended};
+use ssdlab::workload::flows::{FlowSpec, Merged};
 use ssdlab::workload::synth::SynthSpec;
 use ssdlab::workload::trace::TraceReader;
 use ssdlab::workload::Requests;
@@ -148,9 +149,24 @@ fn dispatch(cli: Cli) -> Result<()> {
 /// The preset without `--preset`.
 const DEFAULT_PRESET: &str = "hotr";
 
+/// The drive `a` describes (a config file's `[[flow]]` tables are a run's workload: noted).
 fn build_config(a: &ConfigArgs) -> Result<Config> {
+    let (cfg, flows) = build_config_flows(a)?;
+    if let (false, Some(file)) = (flows.is_empty(), &a.config) {
+        eprintln!(
+            "note: the {} [[flow]] tables of {} describe a run's workload, not the drive",
+            flows.len(),
+            file.display()
+        );
+    }
+    Ok(cfg)
+}
+
+/// The drive `a` describes and the I/O flows its config file declares.
+fn build_config_flows(a: &ConfigArgs) -> Result<(Config, Vec<FlowSpec>)> {
     let preset = a.preset.as_deref().unwrap_or(DEFAULT_PRESET);
-    let (cfg, notes) = builder(a, preset)?.build_noting()?;
+    let (b, flows) = builder(a, preset)?;
+    let (cfg, notes) = b.build_noting()?;
     for n in notes {
         eprintln!("warning: {n}");
     }
@@ -158,6 +174,7 @@ fn build_config(a: &ConfigArgs) -> Result<Config> {
     if let (Some(p), Some(file)) = (&a.preset, &a.config) {
         let other = if p == "tiny" { "hotr" } else { "tiny" };
         if builder(a, other)?
+            .0
             .build()
             .is_ok_and(|c| c.hash() == cfg.hash())
         {
@@ -167,13 +184,19 @@ fn build_config(a: &ConfigArgs) -> Result<Config> {
             );
         }
     }
-    Ok(cfg)
+    Ok((cfg, flows))
 }
 
-fn builder(a: &ConfigArgs, preset: &str) -> Result<ConfigBuilder> {
+/// The builder of `a`'s drive on `preset`, and the flows its config file declares (trace
+/// paths relative to the working directory, as `--trace` takes them).
+fn builder(a: &ConfigArgs, preset: &str) -> Result<(ConfigBuilder, Vec<FlowSpec>)> {
     let mut b = ConfigBuilder::preset(preset)?;
+    let mut flows = Vec::new();
     if let Some(path) = &a.config {
         b = b.overlay_file(path)?;
+        if let Some(v) = b.take_flows() {
+            flows = FlowSpec::from_toml(v, &path.display().to_string())?;
+        }
     }
     if let Some(s) = &a.scheme {
         b = b.scheme(s);
@@ -181,11 +204,37 @@ fn builder(a: &ConfigArgs, preset: &str) -> Result<ConfigBuilder> {
     for s in &a.set {
         b = b.set(s)?;
     }
-    Ok(b)
+    Ok((b, flows))
 }
 
 fn run(a: RunArgs) -> Result<()> {
-    let cfg = build_config(&a.config)?;
+    let (cfg, mut flows) = build_config_flows(&a.config)?;
+    if !a.flow.is_empty() {
+        if !flows.is_empty() {
+            anyhow::bail!(
+                "--flow: the config file declares [[flow]] tables too; give the flows in one place"
+            );
+        }
+        flows = a
+            .flow
+            .iter()
+            .map(|f| args::parse_flow(f))
+            .collect::<Result<_>>()?;
+        FlowSpec::check_all(&flows).map_err(anyhow::Error::msg)?;
+    }
+    if !flows.is_empty() {
+        for (flag, set) in [
+            ("--trace", a.trace.is_some()),
+            ("--synth", a.synth.is_some()),
+            ("--extend", a.extend.is_some()),
+        ] {
+            if set {
+                anyhow::bail!("{flag}: the run's workload is its flows ([[flow]] tables or --flow); give a flow's source there");
+            }
+        }
+        a.trace_opts
+            .refuse_with("flows (a flow's own keys set its trace's options)")?;
+    }
     let mut inputs: Vec<(&str, &std::path::Path)> = Vec::new();
     inputs.extend(a.trace.as_deref().map(|p| ("--trace", p)));
     inputs.extend(a.config.config.as_deref().map(|p| ("--config", p)));
@@ -242,14 +291,43 @@ fn run(a: RunArgs) -> Result<()> {
         max_memory_bytes: a.memory.limit()?,
         full_events: a.full_events,
         full_versions: a.full_versions,
+        flows: flows.iter().map(|f| f.name.clone()).collect(),
     };
     let mut reader: Option<TraceReader> = None;
     let mut extended: Option<Extended> = None;
+    let mut merged: Option<Merged> = None;
     let mut synth;
     let carries_content;
     // precondition.pre_process reads the workload once before the run.
     let mut pre_pass: Option<Box<Requests>> = None;
     let (workload, source, total): (&mut Requests, String, Total) = match (&a.trace, &a.synth) {
+        (None, None) if !flows.is_empty() => {
+            if cfg.precondition.pre_process {
+                pre_pass = Some(Box::new(Merged::open(&flows)?));
+            }
+            // A trace may be FIU IODedup's (its format is known once opened).
+            carries_content = flows.iter().any(|f| {
+                f.trace.is_some()
+                    || f.synth
+                        .as_deref()
+                        .and_then(|s| s.parse::<SynthSpec>().ok())
+                        .is_some_and(|s| s.dedup > 0.0)
+            });
+            let m = merged.insert(Merged::open(&flows)?);
+            let source = flows
+                .iter()
+                .map(|f| match (&f.trace, &f.synth) {
+                    (Some(t), _) => format!("{} ({})", f.name, t.display()),
+                    (None, s) => format!(
+                        "{} (synthetic: {})",
+                        f.name,
+                        s.as_deref().unwrap_or_default()
+                    ),
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            (m, format!("flows: {source}"), Total::Unknown)
+        }
         (Some(path), None) if a.extend.is_some() => {
             let spec: ExtendSpec = a
                 .extend
@@ -310,7 +388,9 @@ fn run(a: RunArgs) -> Result<()> {
                 Total::Requests(spec.requests),
             )
         }
-        _ => anyhow::bail!("give exactly one of --trace FILE or --synth SPEC"),
+        _ => anyhow::bail!(
+            "give exactly one of --trace FILE, --synth SPEC or flows (--flow, [[flow]] tables)"
+        ),
     };
     if !a.quiet {
         eprintln!(

@@ -26,6 +26,46 @@ pub fn render(s: &Summary, cfg: &Config) -> String {
     row(&mut o, "all", &s.all);
     row(&mut o, "read", &s.read);
     row(&mut o, "write", &s.write);
+    if !s.flows.is_empty() {
+        let name_w = s
+            .flows
+            .iter()
+            .map(|f| f.name.len())
+            .max()
+            .unwrap_or(0)
+            .max(4);
+        let _ = writeln!(
+            o,
+            "\n{:<name_w$} {:>9} {:>10} {:>10} {:>10} {:>10} {:>9} {:>10} {:>8} {:>8}",
+            "flow",
+            "requests",
+            "read mean",
+            "read p99",
+            "write mean",
+            "write p99",
+            "blocked %",
+            "IOPS",
+            "rd MB/s",
+            "wr MB/s"
+        );
+        for f in &s.flows {
+            let h = &f.host;
+            let _ = writeln!(
+                o,
+                "{:<name_w$} {:>9} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>9.2} {:>10.1} {:>8.2} {:>8.2}",
+                f.name,
+                f.requests,
+                h.read.mean_us,
+                h.read.p99_us,
+                h.write.mean_us,
+                h.write.p99_us,
+                h.read_requests_blocked_pct,
+                f.throughput.iops,
+                f.throughput.read_mb_s,
+                f.throughput.write_mb_s
+            );
+        }
+    }
     let _ = writeln!(
         o,
         "\nreads blocked by program/erase: {} pages ({:.2} %), {:.2} % of read requests; {:.2} % of read requests redirected",

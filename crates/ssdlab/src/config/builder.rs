@@ -58,6 +58,12 @@ impl ConfigBuilder {
         self.overlay_toml(&text, &path.display().to_string())
     }
 
+    /// Takes the `[[flow]]` tables the overlaid files hold: they describe the workload's I/O
+    /// flows (`workload::flows`), not the drive, and a build that finds them refuses them.
+    pub fn take_flows(&mut self) -> Option<toml::Value> {
+        self.user.remove("flow")
+    }
+
     /// Selects schemes by name (`hotr`, `hotr+ipc`; see `ssdlab schemes`), replacing any
     /// selection made before.
     pub fn scheme(mut self, spec: &str) -> Self {
@@ -166,6 +172,12 @@ impl ConfigBuilder {
             base: mut table,
             mut user,
         } = self;
+        if user.contains_key("flow") {
+            return Err(ConfigError::Parse {
+                origin: "configuration".into(),
+                message: "`[[flow]]` tables describe the workload's I/O flows, not the drive: give the file to `ssdlab run --config` (or a workload's `flows` in an experiment)".into(),
+            });
+        }
         let requested = match user.remove("scheme") {
             None => L::Request::default(),
             Some(toml::Value::String(spec)) => layer.parse(&spec).map_err(ConfigError::Scheme)?,

@@ -388,6 +388,7 @@ impl Point {
             max_memory_bytes: max_memory,
             full_events: false,
             full_versions: false,
+            flows: Vec::new(),
         };
         let simulate = |w: &mut Requests, pre: Option<&mut Requests>| {
             let mut sim = Simulation::build(&cfg, opts, w, pre, &|_, _| {})

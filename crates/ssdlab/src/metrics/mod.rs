@@ -8,10 +8,11 @@ pub(crate) use requests::RequestDetail;
 pub use requests::{RequestRecord, RequestSink};
 
 pub use summary::{
-    deterministic, summary_buffer, summary_dedup, summary_gc, summary_mapping_cache, summary_pe,
-    summary_perf, summary_redundancy, summary_shadow, summary_staging, summary_voltage,
-    summary_wear, BufferSummary, CostSummary, DedupSummary, LatencySummary, PeSummary,
-    RedundancySummary, RunBlockWear, StagingSummary, Summary, VoltageSummary,
+    deterministic, pct, summary_buffer, summary_dedup, summary_gc, summary_mapping_cache,
+    summary_pe, summary_perf, summary_redundancy, summary_shadow, summary_staging, summary_voltage,
+    summary_wear, BufferSummary, CostSummary, DedupSummary, FlowSummary, HostView, LatencySummary,
+    PeSummary, RedundancySummary, RunBlockWear, StagingSummary, Summary, Throughput,
+    VoltageSummary,
 };
 
 use crate::sched::{Cause, OpClass, OpKind};
@@ -202,31 +203,10 @@ pub struct CacheFlashCounts {
 /// Everything measured during a run (preconditioning excluded).
 #[derive(Debug, Clone)]
 pub struct Metrics {
-    /// Response times of read requests, ns.
-    pub read: Histogram<u64>,
-    /// Response times of write requests, ns.
-    pub write: Histogram<u64>,
-    /// Host read pages.
-    pub read_pages: u64,
-    /// Host write pages.
-    pub write_pages: u64,
+    /// What the host sees of the run as a whole (each flow's own: `Simulation::flows`).
+    pub host: RequestMetrics,
     /// Read pages served from the controller's pending-write data (no flash read).
     pub read_pages_from_write_buffer: u64,
-    /// Read pages that found their die running, or queued ahead of them, a program or erase.
-    pub read_pages_blocked: u64,
-    /// Read requests with at least one page blocked (as `read_pages_blocked`).
-    pub read_requests_blocked: u64,
-    /// Read requests with at least one page served from another copy than its home page or
-    /// rebuilt by a scheme, instead of queueing at home.
-    pub read_requests_redirected: u64,
-    /// Read-page time waiting in the die queue behind each class of work, ns (summed).
-    pub read_wait_ns: [u64; OpClass::COUNT],
-    /// Read-page time in its own sense + transfer, ns (summed).
-    pub read_service_ns: u64,
-    /// Read-page time holding the die while waiting for the channel bus, ns (summed).
-    pub read_bus_wait_ns: u64,
-    /// Read pages measured for wait attribution (served by flash).
-    pub read_pages_flash: u64,
     /// Flash operations by cause and kind: `flash[cause][kind]`, kinds read/program/erase.
     pub flash: [[u64; 3]; Cause::ALL.len()],
     /// GC jobs started.
@@ -261,14 +241,10 @@ pub struct Metrics {
     pub window_waits: u64,
     /// Requests that waited on the host side for `host.max_requests_in_flight`.
     pub fetch_waits: u64,
-    /// Time read requests waited there, ns.
-    pub host_queue_read_ns: u64,
     /// Requests with pages beyond the logical capacity, folded onto it (`ftl.out_of_range`).
     pub wrapped_requests: u64,
     /// Pages written by pre-processing before the run (`precondition.pre_process`).
     pub pre_processed_pages: Option<u64>,
-    /// Time read requests spent on the host link (queueing and transfer, both ways), ns.
-    pub host_link_read_ns: u64,
     /// Host read pages that waited for their page's program to finish, then read flash.
     pub read_pages_after_write: u64,
     /// Block summary pages programmed (`ftl.summary_pages`).
@@ -277,33 +253,13 @@ pub struct Metrics {
     pub static_wl_runs: u64,
     /// The mapping cache's flash work (`ftl.mapping_cache_*`).
     pub cache_flash: CacheFlashCounts,
-    /// Exact sums of response times (all, read, write), ns: means are not histogram-rounded.
-    pub latency_sum_ns: [u128; 3],
-    /// Requests completed.
-    pub requests: u64,
-    /// Time of the last completion, ns.
-    pub end_ns: u64,
 }
 
 impl Default for Metrics {
     fn default() -> Self {
-        // 1 ns .. u64::MAX ns at 3 significant digits: every latency the u64 clock can hold
-        // is recorded as it is (none is clipped; values below 10^15 ns fall in the same
-        // buckets as with a smaller range, so percentiles are unchanged).
-        let h = || Histogram::new_with_bounds(1, u64::MAX, 3).expect("valid bounds and precision");
         Metrics {
-            read: h(),
-            write: h(),
-            read_pages: 0,
-            write_pages: 0,
+            host: RequestMetrics::default(),
             read_pages_from_write_buffer: 0,
-            read_pages_blocked: 0,
-            read_requests_blocked: 0,
-            read_requests_redirected: 0,
-            read_wait_ns: [0; OpClass::COUNT],
-            read_service_ns: 0,
-            read_bus_wait_ns: 0,
-            read_pages_flash: 0,
             flash: [[0; 3]; Cause::ALL.len()],
             gc_count: 0,
             gc_time_ns: 0,
@@ -321,17 +277,12 @@ impl Default for Metrics {
             host_stalls: 0,
             window_waits: 0,
             fetch_waits: 0,
-            host_queue_read_ns: 0,
             wrapped_requests: 0,
             pre_processed_pages: None,
-            host_link_read_ns: 0,
             read_pages_after_write: 0,
             summary_programs: 0,
             static_wl_runs: 0,
             cache_flash: CacheFlashCounts::default(),
-            latency_sum_ns: [0; 3],
-            requests: 0,
-            end_ns: 0,
         }
     }
 }
@@ -342,6 +293,85 @@ impl Metrics {
         self.flash[cause as usize][kind as usize] += 1;
     }
 
+    /// Total flash operations of `kind` over all causes.
+    pub fn flash_total(&self, kind: OpKind) -> u64 {
+        self.flash.iter().map(|k| k[kind as usize]).sum()
+    }
+}
+
+/// What the host sees of its requests: response times, and where their read pages waited.
+/// Kept for the run as a whole and, with several I/O flows, for each flow.
+#[derive(Debug, Clone)]
+pub struct RequestMetrics {
+    /// Response times of read requests, ns.
+    pub read: Histogram<u64>,
+    /// Response times of write requests, ns.
+    pub write: Histogram<u64>,
+    /// Host read pages.
+    pub read_pages: u64,
+    /// Host write pages.
+    pub write_pages: u64,
+    /// Bytes of completed read and write requests.
+    pub bytes: [u64; 2],
+    /// Read pages that found their die running, or queued ahead of them, a program or erase.
+    pub read_pages_blocked: u64,
+    /// Read requests with at least one page blocked (as `read_pages_blocked`).
+    pub read_requests_blocked: u64,
+    /// Read requests with at least one page served from another copy than its home page or
+    /// rebuilt by a scheme, instead of queueing at home.
+    pub read_requests_redirected: u64,
+    /// Read-page time waiting in the die queue behind each class of work, ns (summed).
+    pub read_wait_ns: [u64; OpClass::COUNT],
+    /// Read-page time in its own sense + transfer, ns (summed).
+    pub read_service_ns: u64,
+    /// Read-page time holding the die while waiting for the channel bus, ns (summed).
+    pub read_bus_wait_ns: u64,
+    /// Read pages measured for wait attribution (served by flash).
+    pub read_pages_flash: u64,
+    /// Time read requests waited on the host side for `host.max_requests_in_flight`, ns.
+    pub host_queue_read_ns: u64,
+    /// Time read requests spent on the host link (queueing and transfer, both ways), ns.
+    pub host_link_read_ns: u64,
+    /// Exact sums of response times (all, read, write), ns: means are not histogram-rounded.
+    pub latency_sum_ns: [u128; 3],
+    /// Requests completed.
+    pub requests: u64,
+    /// Arrival of the first request, ns (`None` before one arrives).
+    pub first_arrival_ns: Option<u64>,
+    /// Time of the last completion, ns.
+    pub end_ns: u64,
+}
+
+impl Default for RequestMetrics {
+    fn default() -> Self {
+        // 1 ns .. u64::MAX ns at 3 significant digits: every latency the u64 clock can hold
+        // is recorded as it is (none is clipped; values below 10^15 ns fall in the same
+        // buckets as with a smaller range, so percentiles are unchanged).
+        let h = || Histogram::new_with_bounds(1, u64::MAX, 3).expect("valid bounds and precision");
+        RequestMetrics {
+            read: h(),
+            write: h(),
+            read_pages: 0,
+            write_pages: 0,
+            bytes: [0; 2],
+            read_pages_blocked: 0,
+            read_requests_blocked: 0,
+            read_requests_redirected: 0,
+            read_wait_ns: [0; OpClass::COUNT],
+            read_service_ns: 0,
+            read_bus_wait_ns: 0,
+            read_pages_flash: 0,
+            host_queue_read_ns: 0,
+            host_link_read_ns: 0,
+            latency_sum_ns: [0; 3],
+            requests: 0,
+            first_arrival_ns: None,
+            end_ns: 0,
+        }
+    }
+}
+
+impl RequestMetrics {
     /// Response times of all requests, ns: the read and write histograms merged (one record
     /// per request during the run instead of two).
     pub fn all(&self) -> Histogram<u64> {
@@ -351,16 +381,11 @@ impl Metrics {
         all
     }
 
-    /// Total flash operations of `kind` over all causes.
-    pub fn flash_total(&self, kind: OpKind) -> u64 {
-        self.flash.iter().map(|k| k[kind as usize]).sum()
-    }
-
-    /// Records a completed request.
-    pub fn request_done(&mut self, is_read: bool, latency_ns: u64, now_ns: u64) {
+    /// Records a completed request of `bytes` bytes.
+    pub fn request_done(&mut self, is_read: bool, bytes: u64, latency_ns: u64, now_ns: u64) {
         let v = latency_ns.max(1);
         // The histograms span the whole u64 range: saturation cannot happen. All requests'
-        // histogram is made from these two at the end ([`Metrics::all`]).
+        // histogram is made from these two at the end ([`RequestMetrics::all`]).
         self.latency_sum_ns[0] += u128::from(latency_ns);
         if is_read {
             self.read.saturating_record(v);
@@ -369,6 +394,7 @@ impl Metrics {
             self.write.saturating_record(v);
             self.latency_sum_ns[2] += u128::from(latency_ns);
         }
+        self.bytes[usize::from(!is_read)] += bytes;
         self.requests += 1;
         self.end_ns = self.end_ns.max(now_ns);
     }

@@ -15,6 +15,9 @@ pub struct RequestRecord {
     /// The request's id: the order in which it entered the drive's queues, from 0 (the id a
     /// `--timeline` gives its span and the flash operations that serve it).
     pub id: u64,
+    /// The request's I/O flow, in a run of several (the column is absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flow: Option<String>,
     /// Arrival at the host (trace time, scaled), µs.
     pub arrival_us: f64,
     /// `R` or `W`.
@@ -61,6 +64,7 @@ pub type RequestSink<'w> = Box<dyn FnMut(&RequestRecord) -> std::io::Result<()> 
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct RequestDetail {
     pub(crate) id: u64,
+    pub(crate) flow: u16,
     pub(crate) offset: u64,
     pub(crate) pages: u32,
     pub(crate) admitted_ns: u64,
@@ -85,6 +89,7 @@ impl RequestDetail {
         let w = |c: OpClass| on_read(self.wait_ns[c as usize]);
         RequestRecord {
             id: self.id,
+            flow: None,
             arrival_us: us(arrival_ns),
             op: if read { 'R' } else { 'W' },
             offset: self.offset,

@@ -4,7 +4,7 @@
 //! per section with the function that fills it, so the interface reads as one document and a
 //! renamed key shows in one diff.
 
-use super::Metrics;
+use super::{Metrics, RequestMetrics};
 use crate::sched::{Cause, OpClass, OpKind};
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -87,6 +87,131 @@ impl LatencySummary {
             max_us: if h.is_empty() { 0.0 } else { us(h.max()) },
             cdf,
         }
+    }
+}
+
+/// What the host sees of a set of requests (the run's, or one flow's): the summary's
+/// response-time and read-wait keys, computed one way for both.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct HostView {
+    /// All requests.
+    pub all: LatencySummary,
+    /// Read requests.
+    pub read: LatencySummary,
+    /// Write requests.
+    pub write: LatencySummary,
+    /// Host pages by kind.
+    pub host_pages: BTreeMap<&'static str, u64>,
+    /// Read pages blocked by a program or erase.
+    pub reads_blocked: u64,
+    /// `reads_blocked` as % of host read pages.
+    pub reads_blocked_pct: f64,
+    /// Read requests with a page blocked, % of read requests.
+    pub read_requests_blocked_pct: f64,
+    /// Read requests with a page served elsewhere than at home, % of read requests.
+    pub read_requests_redirected_pct: f64,
+    /// Mean read page's time by part, µs (per page served by flash).
+    pub read_wait_us: BTreeMap<&'static str, f64>,
+}
+
+impl HostView {
+    /// The view of `m`; `host_parts` adds the host-side parts of a read's time the run models
+    /// (`host_link`, `host_queue`), `mapping` the mapping cache's wait class.
+    pub fn of(m: &RequestMetrics, host_parts: [bool; 2], mapping: bool) -> Self {
+        let flash_pages = m.read_pages_flash.max(1) as f64;
+        let per_page = |ns: u64| round6(ns as f64 / flash_pages / 1e3);
+        let mut wait = BTreeMap::new();
+        wait.insert("service", per_page(m.read_service_ns));
+        wait.insert("bus", per_page(m.read_bus_wait_ns));
+        for c in OpClass::ALL {
+            if c != OpClass::Mapping || mapping {
+                wait.insert(c.name(), per_page(m.read_wait_ns[c as usize]));
+            }
+        }
+        // A read request's time on the host link, and its wait on the host side for the drive
+        // to take it, shared over its pages like the other parts.
+        if host_parts[0] {
+            wait.insert("host_link", per_page(m.host_link_read_ns));
+        }
+        if host_parts[1] {
+            wait.insert("host_queue", per_page(m.host_queue_read_ns));
+        }
+        let [all, read, write] = m.latency_sum_ns;
+        let read = LatencySummary::of(&m.read, read);
+        HostView {
+            all: LatencySummary::of(&m.all(), all),
+            write: LatencySummary::of(&m.write, write),
+            host_pages: [("read", m.read_pages), ("write", m.write_pages)]
+                .into_iter()
+                .collect(),
+            reads_blocked: m.read_pages_blocked,
+            reads_blocked_pct: pct(m.read_pages_blocked, m.read_pages),
+            read_requests_blocked_pct: pct(m.read_requests_blocked, read.count),
+            read_requests_redirected_pct: pct(m.read_requests_redirected, read.count),
+            read,
+            read_wait_us: wait,
+        }
+    }
+}
+
+/// One I/O flow's part of a run with several (`flows` in the summary).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FlowSummary {
+    /// The flow's name.
+    pub name: String,
+    /// Requests completed.
+    pub requests: u64,
+    /// From the flow's first arrival to its last completion, s.
+    pub simulated_s: f64,
+    /// Response times and read waits, as the run's.
+    #[serde(flatten)]
+    pub host: HostView,
+    /// Throughput over `simulated_s`.
+    pub throughput: Throughput,
+}
+
+/// Completed work per second.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Throughput {
+    /// Requests per second.
+    pub iops: f64,
+    /// Bytes read, MB/s (10^6 bytes per second).
+    pub read_mb_s: f64,
+    /// Bytes written, MB/s.
+    pub write_mb_s: f64,
+}
+
+impl FlowSummary {
+    /// Flow `name`'s summary from its metrics (`host_parts`, `mapping`: as [`HostView::of`]).
+    pub fn of(name: &str, m: &RequestMetrics, host_parts: [bool; 2], mapping: bool) -> Self {
+        let span_ns = m.end_ns.saturating_sub(m.first_arrival_ns.unwrap_or(0));
+        let per_s = |x: f64| {
+            if span_ns == 0 {
+                0.0
+            } else {
+                round6(x / (span_ns as f64 / 1e9))
+            }
+        };
+        FlowSummary {
+            name: name.to_string(),
+            requests: m.requests,
+            simulated_s: span_ns as f64 / 1e9,
+            host: HostView::of(m, host_parts, mapping),
+            throughput: Throughput {
+                iops: per_s(m.requests as f64),
+                read_mb_s: per_s(m.bytes[0] as f64 / 1e6),
+                write_mb_s: per_s(m.bytes[1] as f64 / 1e6),
+            },
+        }
+    }
+}
+
+/// `n / d` in percent, rounded to 4 decimals (0 when `d` is 0).
+pub fn pct(n: u64, d: u64) -> f64 {
+    if d == 0 {
+        0.0
+    } else {
+        (1e6 * n as f64 / d as f64).round() / 1e4
     }
 }
 
@@ -262,35 +387,18 @@ pub struct Summary {
     /// What the trace reader skipped or adjusted (absent for synthetic workloads).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<crate::workload::trace::TraceCounts>,
+    /// Each I/O flow's own results, in the order the flows were given (absent when the run
+    /// has one flow).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<FlowSummary>,
     /// Simulator performance.
     pub sim: SimPerf,
 }
 
 impl Summary {
-    /// Builds the measured part of a summary from a run's metrics.
-    pub fn measured(
-        m: &Metrics,
-    ) -> (
-        LatencySummary,
-        LatencySummary,
-        LatencySummary,
-        BTreeMap<&'static str, f64>,
-        FlashCounts,
-    ) {
-        let flash_pages = m.read_pages_flash.max(1) as f64;
-        let mut wait = BTreeMap::new();
-        wait.insert(
-            "service",
-            round6(m.read_service_ns as f64 / flash_pages / 1e3),
-        );
-        wait.insert("bus", round6(m.read_bus_wait_ns as f64 / flash_pages / 1e3));
-        for c in OpClass::ALL {
-            wait.insert(
-                c.name(),
-                round6(m.read_wait_ns[c as usize] as f64 / flash_pages / 1e3),
-            );
-        }
-        let flash = FlashCounts {
+    /// The flash operation counts of a run.
+    pub fn flash_counts(m: &Metrics) -> FlashCounts {
+        FlashCounts {
             reads: m.flash_total(OpKind::Read),
             programs: m.flash_total(OpKind::Program),
             erases: m.flash_total(OpKind::Erase),
@@ -299,15 +407,7 @@ impl Summary {
                 .map(|c| (c.name(), m.flash[*c as usize]))
                 .collect(),
             multi_plane: m.multi_plane,
-        };
-        let [all, read, write] = m.latency_sum_ns;
-        (
-            LatencySummary::of(&m.all(), all),
-            LatencySummary::of(&m.read, read),
-            LatencySummary::of(&m.write, write),
-            wait,
-            flash,
-        )
+        }
     }
 
     /// The summary as pretty JSON with the wall-clock `sim` section removed: identical bytes

@@ -102,7 +102,8 @@ impl Simulation<'_> {
             self.metrics.fetch_waits += 1;
             entered = self.now;
             if r.op == IoOp::Read {
-                self.metrics.host_queue_read_ns += self.now.since(at);
+                let waited = self.now.since(at);
+                self.count(r.flow, |m| m.host_queue_read_ns += waited);
             }
         }
         let arrival = if self.closed_loop() { self.now } else { at };
@@ -127,7 +128,8 @@ impl Simulation<'_> {
             .pop_front()
             .expect("a request on the link");
         if r.op == IoOp::Read {
-            self.metrics.host_link_read_ns += self.now.since(entered);
+            let took = self.now.since(entered);
+            self.count(r.flow, |m| m.host_link_read_ns += took);
         }
         self.accept(arrival, r)
     }
@@ -172,10 +174,9 @@ impl Simulation<'_> {
     /// run (a hint: a scheme's host mapping may send them elsewhere).
     fn prefetch_pages(&self, r: &Request) {
         const AHEAD: u64 = 8;
-        let logical = u64::from(self.host_pages());
         let pages = self.page_range(r);
         for page in pages.start..pages.end.min(pages.start + AHEAD) {
-            self.ftl.map.prefetch((page % logical) as u32);
+            self.ftl.map.prefetch(self.host_page(r.flow, page));
         }
     }
 
@@ -187,10 +188,10 @@ impl Simulation<'_> {
     }
 
     /// Refuses request number `index` if it cannot be addressed; counts it if it reaches past
-    /// the logical capacity and is folded onto it (`ftl.out_of_range = "wrap"`).
+    /// the logical capacity (its flow's) and is folded onto it (`ftl.out_of_range = "wrap"`).
     fn check_range(&mut self, r: &Request, index: u64) -> Result<(), SimError> {
         let ps = u64::from(self.geo.page_size_bytes);
-        let logical = u64::from(self.host_pages());
+        let logical = self.flow_space(r.flow).1;
         // A request ending past 2^64 bytes cannot be addressed (readers refuse it; this guards
         // requests from other sources).
         let Some(end_bytes) = r.offset_bytes.checked_add(r.size_bytes) else {
@@ -228,6 +229,7 @@ impl Simulation<'_> {
             bytes: r.size_bytes,
             blocked: false,
             redirected: false,
+            flow: r.flow,
         };
         let req = match self.free_reqs.pop() {
             Some(i) => {
@@ -271,7 +273,6 @@ impl Simulation<'_> {
     /// Queues the next pages of a request while the page window has room; returns whether all
     /// are queued (what is left must wait at the front of the backlog).
     fn issue_pages(&mut self, b: &mut Backlog) -> Result<bool, SimError> {
-        let logical = u64::from(self.host_pages());
         let window = u64::from(self.cfg.host.max_pages_in_flight);
         let read = b.r.op == IoOp::Read;
         if b.next == b.first {
@@ -284,7 +285,7 @@ impl Simulation<'_> {
             let page = b.next;
             b.next += 1;
             self.host.pages_in_flight += 1;
-            let lpn = (page % logical) as u32;
+            let lpn = self.host_page(b.r.flow, page);
             let die = if read {
                 self.read_page(b.req, lpn)?
             } else {
@@ -364,6 +365,7 @@ mod tests {
             op: IoOp::Write,
             device: 0,
             content: None,
+            flow: 0,
         };
         let mut it = std::iter::once(Ok(big));
         let opts = RunOptions {
@@ -373,7 +375,7 @@ mod tests {
         };
         let mut sim = Simulation::new(&cfg, opts, &mut it).unwrap();
         sim.replay().unwrap();
-        assert_eq!(sim.metrics.requests, 1);
+        assert_eq!(sim.metrics.host.requests, 1);
         assert_eq!(sim.host.pages_in_flight, 0);
         sim.ops.len()
     }
@@ -396,11 +398,12 @@ mod tests {
                 op: IoOp::Write,
                 device: 0,
                 content: None,
+                flow: 0,
             })
         });
         let mut sim = Simulation::new(&cfg, RunOptions::default(), &mut it).unwrap();
         sim.replay().unwrap();
-        assert_eq!(sim.metrics.requests, n);
+        assert_eq!(sim.metrics.host.requests, n);
         // A VecDeque's capacity only grows: it never held more than the bound.
         assert!(
             sim.host.held.capacity() < 2 * MAX_HELD_WRITES,

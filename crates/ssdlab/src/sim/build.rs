@@ -45,6 +45,7 @@ impl<'w> Simulation<'w> {
                 it,
                 u64::from(geo.page_size_bytes),
                 u64::from(host_logical),
+                opts.flows.len(),
             )?),
             (true, None) => {
                 return Err(SimError::PreProcess(
@@ -115,6 +116,7 @@ impl<'w> Simulation<'w> {
             seq: 0,
             host: HostState::default(),
             metrics: Metrics::default(),
+            flows: flows::FlowState::all(&opts.flows),
             workload,
             progress: None,
             precondition_wall_s: started.elapsed().as_secs_f64(),
@@ -154,7 +156,7 @@ impl<'w> Simulation<'w> {
         }
         sim.each_policy::<()>(|p, cx| p.start(cx).map(|()| None))?;
         sim.ftl.forget_block_takes();
-        if opts.verify {
+        if sim.opts.verify {
             verify::check_ftl(&sim.ftl, &|_| false)?;
         }
         Ok(sim)

@@ -148,7 +148,7 @@ impl Simulation<'_> {
                 Waiter::Read(req, lpn, host, since) => {
                     self.cache_entry_arrived(lpn);
                     let waited = self.now.since(since);
-                    self.metrics.read_wait_ns[OpClass::Mapping as usize] += waited;
+                    self.count_req(req, |m| m.read_wait_ns[OpClass::Mapping as usize] += waited);
                     if let Some(d) = self.detail(req) {
                         d.wait_ns[OpClass::Mapping as usize] += waited;
                     }

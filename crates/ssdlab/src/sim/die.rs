@@ -506,8 +506,12 @@ impl Simulation<'_> {
                 for c in OpClass::ALL {
                     let i = c as usize;
                     waited[i] = occupancy[i] - snapshot[i];
-                    self.metrics.read_wait_ns[i] += waited[i];
                 }
+                self.count_req(req, |m| {
+                    for (sum, w) in m.read_wait_ns.iter_mut().zip(waited) {
+                        *sum += w;
+                    }
+                });
                 if let Some(d) = self.detail(req) {
                     for (sum, w) in d.wait_ns.iter_mut().zip(waited) {
                         *sum += w;

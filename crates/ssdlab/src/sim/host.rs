@@ -58,7 +58,7 @@ impl Simulation<'_> {
 
     /// Queues a read page; returns its die, or `None` if it was served without flash.
     pub(super) fn read_page(&mut self, req: u32, lpn: u32) -> Result<Option<usize>, SimError> {
-        self.metrics.read_pages += 1;
+        self.count_req(req, |m| m.read_pages += 1);
         match self.cache_read(req, lpn) {
             CacheRead::Miss => {}
             CacheRead::Hit => return Ok(None),
@@ -171,7 +171,7 @@ impl Simulation<'_> {
             self.metrics.pe.reads_found_running += 1;
         }
         if running || queued {
-            self.metrics.read_pages_blocked += 1;
+            self.count_req(req, |m| m.read_pages_blocked += 1);
             self.reqs[req as usize].blocked = true;
         }
         if route && !self.route_read(&mut op, home_die, running || queued)? {
@@ -237,7 +237,7 @@ impl Simulation<'_> {
         lpn: u32,
         print: Option<u64>,
     ) -> Result<Option<usize>, SimError> {
-        self.metrics.write_pages += 1;
+        self.count_req(req, |m| m.write_pages += 1);
         self.notify(super::Notice::HostWritten(lpn));
         match self.cache_write(req, lpn) {
             CacheWrite::Through => {}
@@ -336,7 +336,7 @@ impl Simulation<'_> {
                 let there = link.complete(self.now, if read { bytes } else { 0 });
                 let out = there.since(self.now);
                 if read {
-                    self.metrics.host_link_read_ns += out;
+                    self.count_req(req, |m| m.host_link_read_ns += out);
                 }
                 if let Some(d) = self.detail(req) {
                     d.link_out_ns = out;
@@ -350,16 +350,18 @@ impl Simulation<'_> {
     /// Request `req` is done: its response time is measured now.
     #[inline]
     pub(super) fn finish_request(&mut self, req: u32) {
-        let r = &self.reqs[req as usize];
+        let r = self.reqs[req as usize];
         let (arrival, read, bytes) = (r.arrival, r.read, r.bytes);
-        if read {
-            self.metrics.read_requests_blocked += u64::from(r.blocked);
-            self.metrics.read_requests_redirected += u64::from(r.redirected);
-        }
         self.detail_done(req, arrival.ns(), read, bytes);
+        let (latency, now) = (self.now.since(arrival), self.now.ns());
+        self.count_req(req, |m| {
+            if read {
+                m.read_requests_blocked += u64::from(r.blocked);
+                m.read_requests_redirected += u64::from(r.redirected);
+            }
+            m.request_done(read, bytes, latency, now);
+        });
         self.free_reqs.push(req);
-        self.metrics
-            .request_done(read, self.now.since(arrival), self.now.ns());
         self.host.outstanding -= 1;
         if self.host.outstanding == 0 {
             self.host.idle_since = self.now;

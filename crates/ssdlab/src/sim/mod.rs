@@ -15,6 +15,7 @@ mod ctx;
 mod destage;
 mod die;
 mod elide;
+mod flows;
 mod gc;
 mod host;
 mod hostmap;
@@ -110,7 +111,7 @@ pub enum SimError {
 }
 
 /// Options of one run that are not part of the drive's configuration.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct RunOptions {
     /// Master seed; every random stream is derived from it by name.
     pub seed: u64,
@@ -127,6 +128,9 @@ pub struct RunOptions {
     /// Refuse to start a run whose estimated memory ([`crate::schemes::memory_estimate`]) exceeds this many
     /// bytes (`None`: no limit).
     pub max_memory_bytes: Option<u64>,
+    /// The names of the run's I/O flows, in the order of [`crate::workload::Request::flow`]
+    /// (none or one: the workload is one flow; see `sim/flows.rs`).
+    pub flows: Vec<String>,
 }
 
 impl RunOptions {
@@ -231,6 +235,8 @@ struct ReqState {
     blocked: bool,
     /// A read page of it was served from another copy or rebuilt instead of waiting at home.
     redirected: bool,
+    /// Its I/O flow.
+    flow: u16,
 }
 
 /// A die's foreground-GC state.
@@ -335,6 +341,8 @@ pub struct Simulation<'w> {
     seq: u64,
     host: HostState,
     metrics: Metrics,
+    /// Per I/O flow, with several (`sim/flows.rs`).
+    flows: Vec<flows::FlowState>,
     workload: &'w mut Requests<'w>,
     progress: Option<Progress<'w>>,
     precondition_wall_s: f64,
@@ -454,7 +462,7 @@ impl<'w> Simulation<'w> {
             }
             if self.events_handled & 0xFFFF == 0 {
                 if let Some(f) = self.progress.as_mut() {
-                    f(self.metrics.requests);
+                    f(self.metrics.host.requests);
                 }
             }
         }

@@ -180,9 +180,11 @@ impl Simulation<'_> {
             });
             self.stash(r);
         }
-        self.metrics.read_pages_flash += 1;
-        self.metrics.read_bus_wait_ns += op.bus_wait_ns;
-        self.metrics.read_service_ns += total - op.bus_wait_ns;
+        self.count_req(op.req, |m| {
+            m.read_pages_flash += 1;
+            m.read_bus_wait_ns += op.bus_wait_ns;
+            m.read_service_ns += total - op.bus_wait_ns;
+        });
         if let Some(d) = self.detail(op.req) {
             d.flash_pages += 1;
             d.bus_ns += op.bus_wait_ns;

@@ -15,6 +15,7 @@ impl Simulation<'_> {
             bytes: 0,
             blocked: false,
             redirected: false,
+            flow: 0,
         });
         (self.reqs.len() - 1) as u32
     }

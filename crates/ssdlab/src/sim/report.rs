@@ -1,7 +1,7 @@
 //! The run's summary: the core's measurements, then each scheme's own sections.
 
 use super::Simulation;
-use crate::metrics::Summary;
+use crate::metrics::{pct, FlowSummary, HostView, Summary};
 
 impl Simulation<'_> {
     /// Space cost: physical space over that of the same drive without the schemes' extra
@@ -31,7 +31,7 @@ impl Simulation<'_> {
     /// The summary of the run (`wall_s`: wall-clock time of the replay).
     pub(super) fn summary(&self, wall_s: f64) -> Summary {
         let m = &self.metrics;
-        let (all, read, write, mut read_wait_us, mut flash) = Summary::measured(m);
+        let mut flash = Summary::flash_counts(m);
         let mapping_cache = self.ftl.cmt.as_ref().map(|c| {
             crate::metrics::summary_mapping_cache(
                 c,
@@ -41,43 +41,34 @@ impl Simulation<'_> {
         });
         if mapping_cache.is_none() {
             // Without a mapping cache its class never occurs: left out.
-            read_wait_us.remove(crate::sched::OpClass::Mapping.name());
             flash.by_cause.remove(crate::sched::Cause::Mapping.name());
         }
-        if self.link.is_some() {
-            // Per flash-served read page like the other parts: a read request's time on the
-            // link shared over its pages.
-            let pages = m.read_pages_flash.max(1) as f64;
-            read_wait_us.insert(
-                "host_link",
-                (m.host_link_read_ns as f64 / pages / 1e3 * 1e6).round() / 1e6,
-            );
-        }
-        if self.cfg.host.max_requests_in_flight > 0 {
-            // Likewise: a read request's wait on the host side for the drive to take it.
-            let pages = m.read_pages_flash.max(1) as f64;
-            read_wait_us.insert(
-                "host_queue",
-                (m.host_queue_read_ns as f64 / pages / 1e3 * 1e6).round() / 1e6,
-            );
-        }
+        let host_parts = [
+            self.link.is_some(),
+            self.cfg.host.max_requests_in_flight > 0,
+        ];
+        let mapping = mapping_cache.is_some();
+        let HostView {
+            all,
+            read,
+            write,
+            mut host_pages,
+            reads_blocked,
+            reads_blocked_pct,
+            read_requests_blocked_pct,
+            read_requests_redirected_pct,
+            read_wait_us,
+        } = HostView::of(&m.host, host_parts, mapping);
         let all_mean = all.mean_us;
-        let read_requests = read.count;
         let erases: Vec<u32> = self.ftl.blocks.iter().map(|b| b.erase_count).collect();
-        let mut host_pages: std::collections::BTreeMap<_, _> = [
-            ("read", m.read_pages),
-            ("write", m.write_pages),
-            ("read_from_write_buffer", m.read_pages_from_write_buffer),
-        ]
-        .into_iter()
-        .collect();
+        host_pages.insert("read_from_write_buffer", m.read_pages_from_write_buffer);
         if self.cfg.ftl.read_inflight == crate::config::ReadInflight::Flash {
             host_pages.insert("read_after_write", m.read_pages_after_write);
         }
-        let wa = if m.write_pages == 0 {
+        let wa = if m.host.write_pages == 0 {
             0.0
         } else {
-            flash.programs as f64 / m.write_pages as f64
+            flash.programs as f64 / m.host.write_pages as f64
         };
         let mut s = Summary {
             tool: format!("ssdlab {}", env!("CARGO_PKG_VERSION")),
@@ -85,16 +76,16 @@ impl Simulation<'_> {
             seed: self.opts.seed,
             scheme: self.cfg.scheme.clone(),
             verified: self.opts.verify,
-            requests: m.requests,
-            simulated_s: m.end_ns as f64 / 1e9,
+            requests: m.host.requests,
+            simulated_s: m.host.end_ns as f64 / 1e9,
             all,
             read,
             write,
             host_pages,
-            reads_blocked: m.read_pages_blocked,
-            reads_blocked_pct: pct(m.read_pages_blocked, m.read_pages),
-            read_requests_blocked_pct: pct(m.read_requests_blocked, read_requests),
-            read_requests_redirected_pct: pct(m.read_requests_redirected, read_requests),
+            reads_blocked,
+            reads_blocked_pct,
+            read_requests_blocked_pct,
+            read_requests_redirected_pct,
             read_wait_us,
             write_amplification: (wa * 1e6).round() / 1e6,
             flash,
@@ -104,23 +95,23 @@ impl Simulation<'_> {
             window_waits: m.window_waits,
             fetch_waits: m.fetch_waits,
             wrapped_requests: m.wrapped_requests,
-            wrapped_pct: pct(m.wrapped_requests, m.requests),
+            wrapped_pct: pct(m.wrapped_requests, m.host.requests),
             pre_processed_pages: m.pre_processed_pages,
             summary_programs: m.summary_programs,
             mapping_cache,
             pe: crate::metrics::summary_pe(&m.pe),
-            buffer: crate::metrics::summary_buffer(&m.buffer, m.read_pages),
+            buffer: crate::metrics::summary_buffer(&m.buffer, m.host.read_pages),
             voltage: crate::metrics::summary_voltage(
                 &m.levels,
                 self.wear_weights(),
                 self.cfg.voltage.split_fill_wear,
             ),
-            staging: crate::metrics::summary_staging(&m.staging, m.read_pages, 0, 0),
+            staging: crate::metrics::summary_staging(&m.staging, m.host.read_pages, 0, 0),
             dedup: None,
             shadow: None,
-            redundancy: crate::metrics::summary_redundancy(&m.redundancy, m.read_pages),
+            redundancy: crate::metrics::summary_redundancy(&m.redundancy, m.host.read_pages),
             cost: self.cost(all_mean),
-            idle_pct: pct(m.idle_ns, m.end_ns),
+            idle_pct: pct(m.idle_ns, m.host.end_ns),
             scheme_metrics: self
                 .policies
                 .gc_exec
@@ -128,25 +119,21 @@ impl Simulation<'_> {
                 .map(|g| g.metrics().into_iter().collect())
                 .unwrap_or_default(),
             trace: None,
+            flows: self
+                .flows
+                .iter()
+                .map(|f| FlowSummary::of(&f.name, &f.metrics, host_parts, mapping))
+                .collect(),
             sim: crate::metrics::summary_perf(
                 wall_s,
                 self.precondition_wall_s,
                 self.events_handled,
-                m.requests,
+                m.host.requests,
             ),
         };
         for p in self.policies.list.iter().flatten() {
             p.report(m, &mut s);
         }
         s
-    }
-}
-
-/// `n / d` in percent, rounded to 4 decimals (0 when `d` is 0).
-fn pct(n: u64, d: u64) -> f64 {
-    if d == 0 {
-        0.0
-    } else {
-        (1e6 * n as f64 / d as f64).round() / 1e4
     }
 }

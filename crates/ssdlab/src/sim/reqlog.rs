@@ -18,6 +18,7 @@ impl Simulation<'_> {
         self.issued += 1;
         self.details[i] = RequestDetail {
             id: self.issued - 1,
+            flow: r.flow,
             offset: r.offset_bytes,
             pages,
             admitted_ns: self.now.ns(),
@@ -39,7 +40,9 @@ impl Simulation<'_> {
         if !self.keeps_details() {
             return;
         }
-        let record = self.details[req as usize].record(read, size, arrival_ns, self.now.ns());
+        let d = &self.details[req as usize];
+        let mut record = d.record(read, size, arrival_ns, self.now.ns());
+        record.flow = self.flows.get(usize::from(d.flow)).map(|f| f.name.clone());
         self.timeline_request(&record);
         if let Some(sink) = self.request_sink.as_mut() {
             if let Err(e) = sink(&record) {

@@ -521,6 +521,7 @@ impl Iterator for Extended {
             op: if r.write { IoOp::Write } else { IoOp::Read },
             device: 0,
             content: None,
+            flow: 0,
         }))
     }
 }
@@ -566,6 +567,7 @@ mod tests {
             op,
             device: 0,
             content: None,
+            flow: 0,
         }
     }
 

@@ -2,6 +2,7 @@
 
 pub mod extend;
 pub mod fit;
+pub mod flows;
 pub mod profile;
 pub mod synth;
 pub mod trace;
@@ -30,6 +31,9 @@ pub struct Request {
     pub device: u32,
     /// Content fingerprint of the data (FIU IODedup MD5), kept for the dedup layer.
     pub content: Option<u128>,
+    /// The I/O flow (tenant) the request belongs to: its index in the run's flows, 0 when the
+    /// run has one ([`flows`]).
+    pub flow: u16,
 }
 
 impl Request {

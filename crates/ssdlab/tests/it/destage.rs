@@ -83,6 +83,7 @@ fn with_the_sector_unit_partial_page_flushes_count_their_sectors() {
             op: IoOp::Write,
             device: 0,
             content: None,
+            flow: 0,
         })
     };
     let reqs = || vec![half(0, 1), half(1, 2), half(2, 3)];

@@ -151,6 +151,7 @@ fn page_window_delays_issue_but_keeps_arrival_times() {
                 op: IoOp::Write,
                 device: 0,
                 content: None,
+                flow: 0,
             }),
             page_request(1, 1000, IoOp::Read, None),
         ]

@@ -1,11 +1,14 @@
 //! Property tests: on tiny geometries under random workloads with GC, the verified run never
 //! fails (reads return the newest version, mapping is a bijection, pages are conserved), and
-//! the read-wait attribution adds up to the measured read-page time.
+//! the read-wait attribution adds up to the measured read-page time. Runs of several I/O
+//! flows hold them too, and their flows' results add up to the run's.
 
 use proptest::prelude::*;
 use ssdlab::config::ConfigBuilder;
 use ssdlab::sim::{RunOptions, SimError, Simulation};
+use ssdlab::workload::flows::{FlowSpec, Merged};
 use ssdlab::workload::synth::SynthSpec;
+use ssdlab::workload::Requests;
 
 /// A tiny drive with GC pressure: `planes` × `dies` of `blocks` × `ppb` pages, 40 % OP.
 fn tiny_drive(planes: u32, dies: u32, blocks: u32, ppb: u32) -> ConfigBuilder {
@@ -85,6 +88,7 @@ proptest! {
         mapping_first in any::<bool>(),
         busy_copy in prop::sample::select(vec!["home", "redirect", "less-work"]),
         gc_relevel in any::<bool>(),
+        flows in prop::sample::select(vec![1usize, 1, 2, 3]),
     ) {
         // Combinations validation refuses are turned into their nearest allowed one, so most
         // cases run (refused ones prove nothing): most-free plane choice needs static
@@ -140,24 +144,60 @@ proptest! {
             .build();
         // HIRE keeps up to six blocks open per plane; tiny geometries may not fit it.
         let Ok(cfg) = cfg else { return Ok(()) };
+        // One workload, or the same number of requests in 2 or 3 I/O flows with their own
+        // seeds, each in its own share of the logical space.
         let spec = small_mix(write_ratio, planes * dies * blocks * ppb, seed);
-        let mut gen = spec.generate().unwrap();
-        let mut pre = spec.generate().unwrap();
-        let opts = RunOptions { seed, verify: true, ..Default::default() };
+        let flow_specs: Vec<FlowSpec> = (0..flows)
+            .map(|k| FlowSpec {
+                name: format!("f{k}"),
+                trace: None,
+                format: None,
+                limit: None,
+                skip: 0,
+                device: None,
+                extend: None,
+                synth: Some(SynthSpec { requests: 1500 / flows as u64, seed: seed + k as u64, ..spec.clone() }.to_string()),
+                start_us: 0.0,
+                time_scale: 1.0,
+            })
+            .collect();
+        let workload = || -> Box<Requests<'static>> {
+            if flows == 1 {
+                Box::new(spec.generate().unwrap())
+            } else {
+                Box::new(Merged::open(&flow_specs).unwrap())
+            }
+        };
+        let (mut gen, mut pre) = (workload(), workload());
+        let names: Vec<String> = flow_specs.iter().map(|f| f.name.clone()).collect();
+        let opts = RunOptions { seed, verify: true, flows: names, ..Default::default() };
         // Pre-processing may find no room on a tiny drive filled high: a clear refusal, not a
         // wrong state.
-        let sim = match Simulation::build(&cfg, opts, &mut gen, Some(&mut pre), &|_, _| {}) {
+        let sim = match Simulation::build(&cfg, opts.clone(), &mut *gen, Some(&mut *pre), &|_, _| {}) {
             Err(SimError::Precondition(_)) if pre_process => return Ok(()),
             r => r.unwrap(),
         };
         let s = sim.run().map_err(|e| TestCaseError::fail(e.to_string()))?;
         // Every event scheduled (nothing left out: sim/elide.rs) gives the same run.
-        let mut gen = spec.generate().unwrap();
-        let mut pre = spec.generate().unwrap();
+        let (mut gen, mut pre) = (workload(), workload());
         let full = RunOptions { full_events: true, ..opts };
-        let f = Simulation::build(&cfg, full, &mut gen, Some(&mut pre), &|_, _| {}).unwrap().run().unwrap();
+        let f = Simulation::build(&cfg, full, &mut *gen, Some(&mut *pre), &|_, _| {}).unwrap().run().unwrap();
         prop_assert_eq!(crate::without_wall_clock(&s), crate::without_wall_clock(&f));
         prop_assert_eq!(s.requests, 1500);
+        // The flows' results add up to the run's.
+        if flows > 1 {
+            prop_assert_eq!(s.flows.len(), flows);
+            let sum = |f: &dyn Fn(&ssdlab::metrics::FlowSummary) -> u64| s.flows.iter().map(f).sum::<u64>();
+            prop_assert_eq!(sum(&|f| f.requests), s.requests);
+            prop_assert_eq!(sum(&|f| f.host.read.count), s.read.count);
+            prop_assert_eq!(sum(&|f| f.host.host_pages["read"]), s.host_pages["read"]);
+            prop_assert_eq!(sum(&|f| f.host.host_pages["write"]), s.host_pages["write"]);
+            prop_assert_eq!(sum(&|f| f.host.reads_blocked), s.reads_blocked);
+            let mean = s.flows.iter().map(|f| f.host.all.mean_us * f.requests as f64).sum::<f64>() / 1500.0;
+            prop_assert!((mean - s.all.mean_us).abs() <= 1e-3 * s.all.mean_us.max(1.0), "{} vs {}", mean, s.all.mean_us);
+        } else {
+            prop_assert!(s.flows.is_empty());
+        }
         prop_assert!(buffer > 0 || voltage == "hire" || s.write_amplification >= 1.0 || s.host_pages["write"] == 0);
         // Every program is a host page flushed (all of them without a buffer), a GC move or a
         // migration; with a buffer, overwrites in DRAM and unflushed dirty pages save programs.

@@ -146,6 +146,7 @@ pub fn page_request(
         op,
         device: 0,
         content,
+        flow: 0,
     })
 }
 

@@ -22,6 +22,7 @@ fn reads(
                 op: IoOp::Read,
                 device: 0,
                 content: None,
+                flow: 0,
             })
         })
         .collect()
@@ -159,6 +160,7 @@ fn host_link_presets_add_their_transfers_to_an_isolated_request() {
                     op: IoOp::Write,
                     device: 0,
                     content: None,
+                    flow: 0,
                 })
             })
             .collect();
@@ -190,6 +192,7 @@ fn a_half_duplex_link_serialises_both_directions() {
                     op: if i % 2 == 0 { IoOp::Read } else { IoOp::Write },
                     device: 0,
                     content: None,
+                    flow: 0,
                 })
             })
             .collect::<Vec<_>>()
@@ -236,6 +239,7 @@ fn pair_writes(rule: &str, single: &[u64], from: u64) -> f64 {
             op: IoOp::Write,
             device: 0,
             content: None,
+            flow: 0,
         }));
     }
     let cfg = config(
@@ -331,6 +335,7 @@ fn a_foreground_clean_blocks_the_request_that_triggered_it_for_its_moves_and_era
                     op: IoOp::Write,
                     device: 0,
                     content: None,
+                    flow: 0,
                 })
             })
             .collect()
@@ -384,6 +389,7 @@ fn a_foreground_request_waits_for_one_clean_however_many_planes_need_one() {
                 op: IoOp::Write,
                 device: 0,
                 content: None,
+                flow: 0,
             })
         })
         .collect();
@@ -429,6 +435,7 @@ fn summary_pages_hold_no_data_cost_one_program_per_filled_block_and_shrink_the_l
                 op: IoOp::Write,
                 device: 0,
                 content: None,
+                flow: 0,
             })
         })
         .collect();

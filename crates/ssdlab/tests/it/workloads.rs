@@ -228,6 +228,7 @@ fn req(t_ns: u64, op: IoOp, page: u64) -> Result<Request, String> {
         op,
         device: 0,
         content: None,
+        flow: 0,
     })
 }
 

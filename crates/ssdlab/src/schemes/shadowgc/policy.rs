@@ -287,7 +287,7 @@ impl Lifecycle for Shadow {
             &format!("{:?}", self.variant).to_lowercase(),
             &m.shadow,
             m.buffer.restart_flushes,
-            m.write_pages,
+            m.host.write_pages,
             by_cause("user"),
             by_cause("gc"),
             s.flash.programs,

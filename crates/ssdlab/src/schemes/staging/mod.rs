@@ -487,7 +487,7 @@ impl Lifecycle for Staging {
     fn report(&self, m: &Metrics, s: &mut Summary) {
         s.staging = crate::metrics::summary_staging(
             &m.staging,
-            m.read_pages,
+            m.host.read_pages,
             self.copies.len() as u64,
             self.capacity_pages(),
         );

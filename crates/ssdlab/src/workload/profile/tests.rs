@@ -9,6 +9,7 @@ fn req(t_us: u64, op: IoOp, page: u64, pages: u64) -> Request {
         op,
         device: 0,
         content: None,
+        flow: 0,
     }
 }
 

@@ -715,6 +715,7 @@ impl Iterator for Synth {
             op: io,
             device: 0,
             content,
+            flow: 0,
         }))
     }
 }

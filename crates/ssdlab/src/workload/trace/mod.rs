@@ -463,6 +463,7 @@ impl TraceReader {
                 op: rec.op,
                 device: rec.device,
                 content: rec.content,
+                flow: 0,
             }));
         }
     }
