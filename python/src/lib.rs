@@ -13,6 +13,7 @@ use ssdlab::experiment::{
 use ssdlab::sim::{RunOptions, Simulation};
 use ssdlab::workload::extend::{ExtendSpec, Extended};
 use ssdlab::workload::fit::FitOptions;
+use ssdlab::workload::flows::{FlowSpec, Merged};
 use ssdlab::workload::synth::SynthSpec;
 use ssdlab::workload::trace::{self, TraceOptions, TraceReader};
 
@@ -67,6 +68,8 @@ enum Source {
         extend: Option<ExtendSpec>,
     },
     Synth(Box<SynthSpec>),
+    /// Several I/O flows.
+    Flows(Vec<FlowSpec>),
 }
 
 /// Runs one simulation; returns the JSON summary and, when asked, the per-request CSV.
@@ -92,6 +95,7 @@ fn simulate(
     let mut reader: Option<TraceReader> = None;
     let mut extended: Option<Extended> = None;
     let mut synth;
+    let mut merged: Option<Merged> = None;
     // precondition.pre_process reads the workload once before the run.
     let mut pre: Option<Box<ssdlab::workload::Requests>> = None;
     let want_pre = cfg.precondition.pre_process;
@@ -127,6 +131,13 @@ fn simulate(
             synth = spec.generate()?;
             &mut synth
         }
+        Source::Flows(flows) => {
+            let open = || Merged::open(&flows).map_err(|e| e.to_string());
+            if want_pre {
+                pre = Some(Box::new(open()?));
+            }
+            merged.insert(open()?)
+        }
     };
     let mut sim = Simulation::build(cfg, opts, workload, pre.as_deref_mut(), &|_, _| {})
         .map_err(|e| e.to_string())?;
@@ -156,7 +167,7 @@ fn simulate(
 
 /// Runs one simulation (the GIL released meanwhile). Returns `(summary_json, requests_csv)`.
 #[pyfunction]
-#[pyo3(signature = (preset, scheme, sets, trace, synth, seed, verify, limit, format, time_unit, device, requests, skip, extend, timeline))]
+#[pyo3(signature = (preset, scheme, sets, trace, synth, seed, verify, limit, format, time_unit, device, requests, skip, extend, timeline, flows))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -175,13 +186,37 @@ fn run(
     skip: u64,
     extend: Option<String>,
     timeline: Option<String>,
+    flows: Option<String>,
 ) -> PyResult<(String, Option<String>)> {
     detached(py, || {
         let cfg = build(&preset, scheme.as_deref(), &sets)?;
         if limit == Some(0) {
             return Err("limit = 0: must be >= 1 (a run of no requests measures nothing)".into());
         }
+        let flows = flows.map(|text| parse_flows(&text)).transpose()?;
+        let names: Vec<String> = flows.iter().flatten().map(|f| f.name.clone()).collect();
         let source = match (trace, synth) {
+            (None, None) if flows.is_some() => {
+                let trace_keys = [
+                    ("limit", limit.is_some()),
+                    ("format", format.is_some()),
+                    ("time_unit", time_unit.is_some()),
+                    ("device", device.is_some()),
+                    ("skip", skip > 0),
+                    ("extend", extend.is_some()),
+                ];
+                if let Some((key, _)) = trace_keys.iter().find(|k| k.1) {
+                    return Err(format!(
+                        "{key}= reads a trace; with flows= give it in the flow's own dict"
+                    ));
+                }
+                Source::Flows(flows.unwrap_or_default())
+            }
+            (_, _) if flows.is_some() => {
+                return Err(
+                    "flows= is the run's workload: give no trace= or synth= beside it".into(),
+                )
+            }
             (Some(path), None) => Source::Trace {
                 path,
                 options: TraceOptions {
@@ -202,15 +237,21 @@ fn run(
                 return Err("extend= and skip= read a trace; give trace=, not synth=".into())
             }
             (None, Some(spec)) => Source::Synth(Box::new(spec.parse()?)),
-            _ => return Err("give exactly one of trace= or synth=".to_string()),
+            _ => return Err("give exactly one of trace=, synth= or flows=".to_string()),
         };
         let opts = RunOptions {
             seed,
             verify,
+            flows: names,
             ..RunOptions::default()
         };
         simulate(&cfg, source, opts, requests, timeline.as_deref())
     })
+}
+
+/// The flows of `flows=` (a JSON list of dicts with the keys of a `[[flow]]` table), checked.
+fn parse_flows(text: &str) -> Result<Vec<FlowSpec>, String> {
+    FlowSpec::from_json(text, "flows=").map_err(|e| e.to_string())
 }
 
 /// Streams what `write` writes to the file `out` (buffered, flushed); returns its result.
@@ -274,6 +315,10 @@ fn stats_of(source: Source) -> Result<trace::TraceStats, String> {
         }
         Source::Synth(spec) => {
             trace::summarise(spec.generate()?, "synthetic".into()).map_err(|e| e.to_string())
+        }
+        Source::Flows(flows) => {
+            let merged = Merged::open(&flows).map_err(|e| e.to_string())?;
+            trace::summarise(merged, "flows".into()).map_err(|e| e.to_string())
         }
     }
 }

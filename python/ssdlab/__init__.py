@@ -114,6 +114,7 @@ def run(
     skip=0,
     extend=None,
     timeline=None,
+    flows=None,
 ):
     """Simulates one drive on one workload and returns a :class:`Result`.
 
@@ -125,7 +126,11 @@ def run(
     trace's first requests (with ``limit``: any part of it, e.g. its second half); extend: the
     trace lengthened by a block bootstrap (``"requests=1e6,seed=2"``, as ``ssdlab run
     --extend``; see :func:`extend`); timeline: write the run's timeline to this path as Chrome
-    trace-event JSON for Perfetto (gzip when it ends in ``.gz``), as ``ssdlab run --timeline``.
+    trace-event JSON for Perfetto (gzip when it ends in ``.gz``), as ``ssdlab run --timeline``;
+    flows: instead of trace or synth, several I/O flows sharing the drive, a list of dicts with
+    the keys of a config file's ``[[flow]]`` table (``name`` and ``trace`` or ``synth``, and
+    ``start_us``, ``time_scale``, ...); the summary then has a ``flows`` list, one entry per
+    flow.
     """
     summary_json, requests_csv = _ssdlab.run(
         preset,
@@ -143,8 +148,27 @@ def run(
         _whole("skip", skip),
         _text("extend", extend),
         None if timeline is None else str(timeline),
+        _flows(flows),
     )
     return Result(summary_json, requests_csv)
+
+
+def _flows(flows):
+    """``flows`` as the JSON text the core reads (paths as strings), or an
+    :class:`SsdlabError`."""
+    if flows is None:
+        return None
+    if isinstance(flows, (str, bytes, dict)) or not hasattr(flows, "__iter__"):
+        raise SsdlabError(f"flows = {flows!r}: expected a list of dicts, one per flow")
+    out = []
+    for i, f in enumerate(flows, 1):
+        if not isinstance(f, dict):
+            raise SsdlabError(f"flows: flow {i} = {f!r}: expected a dict")
+        # A key given as None is left out, as if not given (TOML has no null).
+        out.append(
+            {k: (str(v) if isinstance(v, os.PathLike) else v) for k, v in f.items() if v is not None}
+        )
+    return json.dumps(out)
 
 
 def _whole(name, value, low=0, high=2**64 - 1):

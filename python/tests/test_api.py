@@ -76,6 +76,35 @@ def test_a_timeline_is_the_clis_and_changes_nothing(tmp_path):
     assert flash == sum(r.summary["flash"][k] for k in ("reads", "programs", "erases"))
 
 
+def test_flows_are_the_clis_and_bad_ones_are_named(tmp_path):
+    flows = [
+        {"name": "reader", "trace": TRACE, "limit": 1500},
+        {"name": "writer", "synth": "requests=2000,write_ratio=0.9,iat_us=300,seed=2",
+         "start_us": 500.0},
+    ]
+    conf = tmp_path / "flows.toml"
+    conf.write_text(
+        f'[[flow]]\nname = "reader"\ntrace = "{TRACE}"\nlimit = 1500\n'
+        '[[flow]]\nname = "writer"\nsynth = "requests=2000,write_ratio=0.9,iat_us=300,seed=2"\n'
+        "start_us = 500.0\n"
+    )
+    out = tmp_path / "cli.json"
+    subprocess.run([cli(), "run", "-q", "--preset", "tiny", "--config", str(conf),
+                    "--json", str(out)], check=True)
+    r = ssdlab.run(preset="tiny", flows=flows)
+    assert without_wall_clock(r.summary) == without_wall_clock(json.loads(out.read_text()))
+    assert [f["name"] for f in r.summary["flows"]] == ["reader", "writer"]
+    assert [f["requests"] for f in r.summary["flows"]] == [1500, 2000]
+    with pytest.raises(ssdlab.SsdlabError, match=r"flow 1 of 1 \(`r`\): unknown field `speed`"):
+        ssdlab.run(preset="tiny", flows=[{"name": "r", "synth": "requests=5", "speed": 2}])
+    with pytest.raises(ssdlab.SsdlabError, match="expected a list of dicts"):
+        ssdlab.run(preset="tiny", flows={"name": "r"})
+    with pytest.raises(ssdlab.SsdlabError, match="no trace= or synth= beside it"):
+        ssdlab.run(preset="tiny", flows=flows, synth="requests=5")
+    with pytest.raises(ssdlab.SsdlabError, match="limit= reads a trace"):
+        ssdlab.run(preset="tiny", flows=flows, limit=5)
+
+
 def test_bad_input_raises_with_the_cores_message(tmp_path):
     with pytest.raises(ssdlab.SsdlabError, match=r"ftl\.over_provisioning = 1\.5"):
         ssdlab.run(preset="tiny", set={"ftl.over_provisioning": 1.5}, synth="requests=10")

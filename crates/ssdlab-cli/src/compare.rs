@@ -22,6 +22,71 @@ const METRICS: &[(&str, &str)] = &[
     ("idle (%)", "idle_pct"),
 ];
 
+/// (label, JSON path within a flow's object) of each metric compared per I/O flow.
+const FLOW_METRICS: &[(&str, &str)] = &[
+    ("requests", "requests"),
+    ("read mean (us)", "read.mean_us"),
+    ("read p99 (us)", "read.p99_us"),
+    ("write mean (us)", "write.mean_us"),
+    ("write p99 (us)", "write.p99_us"),
+    ("read requests blocked (%)", "read_requests_blocked_pct"),
+    ("IOPS", "throughput.iops"),
+];
+
+/// A metric's value at a dotted path of `v`.
+fn at(v: &Value, path: &str) -> Option<f64> {
+    path.split('.')
+        .try_fold(v, |v, k| v.get(k))
+        .and_then(Value::as_f64)
+}
+
+/// The object of flow `name` in a summary's `flows`.
+fn flow<'v>(v: &'v Value, name: &str) -> Option<&'v Value> {
+    v.get("flows")?
+        .as_array()?
+        .iter()
+        .find(|f| f.get("name").and_then(Value::as_str) == Some(name))
+}
+
+/// The compared rows: (label, key, the value in a summary).
+type Row = (String, String, Box<dyn Fn(&Value) -> Option<f64>>);
+
+/// The drive's metrics, then each flow of the first run (by name) with its own.
+fn rows(first: &Value) -> Vec<Row> {
+    let mut rows: Vec<Row> = METRICS
+        .iter()
+        .map(|&(label, path)| {
+            let f: Box<dyn Fn(&Value) -> Option<f64>> = Box::new(move |v| at(v, path));
+            (label.to_string(), path.to_string(), f)
+        })
+        .collect();
+    for name in flow_names(first) {
+        for &(label, path) in FLOW_METRICS {
+            let n = name.clone();
+            let f: Box<dyn Fn(&Value) -> Option<f64>> =
+                Box::new(move |v| flow(v, &n).and_then(|f| at(f, path)));
+            rows.push((
+                format!("{name}: {label}"),
+                format!("flows[{name}].{path}"),
+                f,
+            ));
+        }
+    }
+    rows
+}
+
+/// The names of a summary's flows, in order.
+fn flow_names(v: &Value) -> Vec<String> {
+    v.get("flows")
+        .and_then(Value::as_array)
+        .map(|fs| {
+            fs.iter()
+                .filter_map(|f| f.get("name").and_then(Value::as_str).map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Runs summaries were written by `ssdlab run --json` (or are results of an experiment point,
 /// whose `summary` is used).
 pub fn compare(files: &[PathBuf], json: bool) -> Result<String> {
@@ -45,11 +110,7 @@ pub fn compare(files: &[PathBuf], json: bool) -> Result<String> {
             Ok(v)
         })
         .collect::<Result<_>>()?;
-    let get = |v: &Value, path: &str| {
-        path.split('.')
-            .try_fold(v, |v, k| v.get(k))
-            .and_then(Value::as_f64)
-    };
+    let get = at;
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
     // What each run is: its scheme, and for an experiment point its workload, variant, preset.
@@ -101,11 +162,27 @@ pub fn compare(files: &[PathBuf], json: bool) -> Result<String> {
                 .join(", ")
         ));
     }
+    let flows: Vec<Vec<String>> = runs.iter().map(flow_names).collect();
+    if flows.iter().any(|f| *f != flows[0]) {
+        warnings.push(format!(
+            "the runs have different I/O flows ({}): a flow missing from a run shows as -",
+            flows
+                .iter()
+                .map(|f| if f.is_empty() {
+                    "one".to_string()
+                } else {
+                    f.join("+")
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let rows = rows(&runs[0]);
     if json {
-        let rows: Vec<Value> = METRICS
+        let rows: Vec<Value> = rows
             .iter()
-            .map(|(label, path)| {
-                let values: Vec<Option<f64>> = runs.iter().map(|r| get(r, path)).collect();
+            .map(|(label, path, get)| {
+                let values: Vec<Option<f64>> = runs.iter().map(|r| get(r)).collect();
                 let base = values[0];
                 let diffs: Vec<Option<f64>> = values
                     .iter()
@@ -128,7 +205,13 @@ pub fn compare(files: &[PathBuf], json: bool) -> Result<String> {
     for w in &warnings {
         out += &format!("warning: {w}\n");
     }
-    out += &format!("{:<22}", "metric");
+    let width = rows
+        .iter()
+        .map(|r| r.0.len() + 1)
+        .max()
+        .unwrap_or(0)
+        .max(22);
+    out += &format!("{:<width$}", "metric");
     for i in 0..runs.len() {
         out += &format!("{:>14}", format!("[{}]", i + 1));
         if i > 0 {
@@ -136,11 +219,11 @@ pub fn compare(files: &[PathBuf], json: bool) -> Result<String> {
         }
     }
     out += "\n";
-    for (label, path) in METRICS {
-        out += &format!("{label:<22}");
-        let base = get(&runs[0], path);
+    for (label, _, get) in &rows {
+        out += &format!("{label:<width$}");
+        let base = get(&runs[0]);
         for (i, r) in runs.iter().enumerate() {
-            let v = get(r, path);
+            let v = get(r);
             out += &format!("{:>14}", v.map_or("-".to_string(), fmt));
             if i > 0 {
                 let d = pct(base, v).map_or("-".to_string(), |d| format!("{d:+.1} %"));

@@ -5,6 +5,7 @@ mod cli;
 mod experiment;
 mod extend;
 mod fit_checks;
+mod flows;
 mod hostile;
 mod outputs;
 mod reliability;

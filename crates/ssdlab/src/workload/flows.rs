@@ -133,6 +133,26 @@ impl FlowSpec {
         Ok(flows)
     }
 
+    /// The flows of a JSON list of objects with a `[[flow]]` table's keys (Python's
+    /// `flows=`), as [`FlowSpec::from_toml`].
+    ///
+    /// # Errors
+    /// As [`FlowSpec::from_toml`]; JSON that is not such a list.
+    pub fn from_json(text: &str, origin: &str) -> Result<Vec<FlowSpec>, FlowError> {
+        let bad = |message: String| FlowError::Spec {
+            origin: origin.to_string(),
+            message,
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+        let value = toml::Value::try_from(value).map_err(|e| {
+            bad(format!(
+                "expected a list of dicts of strings and numbers: {e}"
+            ))
+        })?;
+        Self::from_toml(value, origin)
+    }
+
     /// Checks one flow's keys; the message names the flow and the key.
     ///
     /// # Errors

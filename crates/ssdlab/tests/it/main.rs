@@ -8,6 +8,7 @@ mod elision;
 mod every_scheme;
 
 mod figures;
+mod flows;
 mod hire;
 mod host;
 mod hotr;
