@@ -48,23 +48,25 @@ fn flow<'v>(v: &'v Value, name: &str) -> Option<&'v Value> {
         .find(|f| f.get("name").and_then(Value::as_str) == Some(name))
 }
 
+/// A metric's value in a summary.
+type Getter = Box<dyn Fn(&Value) -> Option<f64>>;
+
 /// The compared rows: (label, key, the value in a summary).
-type Row = (String, String, Box<dyn Fn(&Value) -> Option<f64>>);
+type Row = (String, String, Getter);
 
 /// The drive's metrics, then each flow of the first run (by name) with its own.
 fn rows(first: &Value) -> Vec<Row> {
     let mut rows: Vec<Row> = METRICS
         .iter()
         .map(|&(label, path)| {
-            let f: Box<dyn Fn(&Value) -> Option<f64>> = Box::new(move |v| at(v, path));
+            let f: Getter = Box::new(move |v| at(v, path));
             (label.to_string(), path.to_string(), f)
         })
         .collect();
     for name in flow_names(first) {
         for &(label, path) in FLOW_METRICS {
             let n = name.clone();
-            let f: Box<dyn Fn(&Value) -> Option<f64>> =
-                Box::new(move |v| flow(v, &n).and_then(|f| at(f, path)));
+            let f: Getter = Box::new(move |v| flow(v, &n).and_then(|f| at(f, path)));
             rows.push((
                 format!("{name}: {label}"),
                 format!("flows[{name}].{path}"),
@@ -182,7 +184,7 @@ pub fn compare(files: &[PathBuf], json: bool) -> Result<String> {
         let rows: Vec<Value> = rows
             .iter()
             .map(|(label, path, get)| {
-                let values: Vec<Option<f64>> = runs.iter().map(|r| get(r)).collect();
+                let values: Vec<Option<f64>> = runs.iter().map(get).collect();
                 let base = values[0];
                 let diffs: Vec<Option<f64>> = values
                     .iter()
