@@ -72,13 +72,15 @@ enum Source {
     Flows(Vec<FlowSpec>),
 }
 
-/// Runs one simulation; returns the JSON summary and, when asked, the per-request CSV.
+/// Runs one simulation; returns the JSON summary (with `alone`, each flow's run by itself:
+/// its slowdown and the run's fairness) and, when asked, the per-request CSV.
 fn simulate(
     cfg: &Config,
     source: Source,
     opts: RunOptions,
     want_requests: bool,
     timeline: Option<&str>,
+    alone: Option<Vec<ssdlab::metrics::Summary>>,
 ) -> Result<(String, Option<String>), String> {
     use ssdlab::metrics::timeline::{Layout, Limits, Timeline};
     let mut timeline = match timeline {
@@ -154,6 +156,9 @@ fn simulate(
             .map_err(|e| format!("writing {path}: {e}"))?;
     }
     summary.trace = reader.map(|r| r.counts);
+    if let Some(alone) = alone {
+        summary.add_alone(&alone);
+    }
     let json = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
     let requests = match csv {
         Some(w) => {
@@ -167,7 +172,7 @@ fn simulate(
 
 /// Runs one simulation (the GIL released meanwhile). Returns `(summary_json, requests_csv)`.
 #[pyfunction]
-#[pyo3(signature = (preset, scheme, sets, trace, synth, seed, verify, limit, format, time_unit, device, requests, skip, extend, timeline, flows))]
+#[pyo3(signature = (preset, scheme, sets, trace, synth, seed, verify, limit, format, time_unit, device, requests, skip, extend, timeline, flows, alone))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -187,6 +192,7 @@ fn run(
     extend: Option<String>,
     timeline: Option<String>,
     flows: Option<String>,
+    alone: bool,
 ) -> PyResult<(String, Option<String>)> {
     detached(py, || {
         let cfg = build(&preset, scheme.as_deref(), &sets)?;
@@ -194,6 +200,9 @@ fn run(
             return Err("limit = 0: must be >= 1 (a run of no requests measures nothing)".into());
         }
         let flows = flows.map(|text| parse_flows(&text)).transpose()?;
+        if alone && flows.as_ref().is_none_or(|f| f.len() < 2) {
+            return Err("alone=True measures each flow's slowdown beside the others: give two or more flows".into());
+        }
         let names: Vec<String> = flows.iter().flatten().map(|f| f.name.clone()).collect();
         let source = match (trace, synth) {
             (None, None) if flows.is_some() => {
@@ -210,7 +219,7 @@ fn run(
                         "{key}= reads a trace; with flows= give it in the flow's own dict"
                     ));
                 }
-                Source::Flows(flows.unwrap_or_default())
+                Source::Flows(flows.clone().unwrap_or_default())
             }
             (_, _) if flows.is_some() => {
                 return Err(
@@ -245,7 +254,11 @@ fn run(
             flows: names,
             ..RunOptions::default()
         };
-        simulate(&cfg, source, opts, requests, timeline.as_deref())
+        let alone = match (&flows, alone) {
+            (Some(f), true) => Some(ssdlab::experiment::run_alone(&cfg, &opts, f)?),
+            _ => None,
+        };
+        simulate(&cfg, source, opts, requests, timeline.as_deref(), alone)
     })
 }
 

@@ -115,6 +115,7 @@ def run(
     extend=None,
     timeline=None,
     flows=None,
+    alone=False,
 ):
     """Simulates one drive on one workload and returns a :class:`Result`.
 
@@ -130,7 +131,8 @@ def run(
     flows: instead of trace or synth, several I/O flows sharing the drive, a list of dicts with
     the keys of a config file's ``[[flow]]`` table (``name`` and ``trace`` or ``synth``, and
     ``start_us``, ``time_scale``, ...); the summary then has a ``flows`` list, one entry per
-    flow.
+    flow; alone: with flows, also run each flow by itself on the same drive, as ``--alone``
+    (each flow's ``alone`` and ``slowdown``, the run's ``fairness``).
     """
     summary_json, requests_csv = _ssdlab.run(
         preset,
@@ -149,6 +151,7 @@ def run(
         _text("extend", extend),
         None if timeline is None else str(timeline),
         _flows(flows),
+        bool(alone),
     )
     return Result(summary_json, requests_csv)
 

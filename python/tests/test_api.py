@@ -90,8 +90,9 @@ def test_flows_are_the_clis_and_bad_ones_are_named(tmp_path):
     )
     out = tmp_path / "cli.json"
     subprocess.run([cli(), "run", "-q", "--preset", "tiny", "--config", str(conf),
-                    "--json", str(out)], check=True)
-    r = ssdlab.run(preset="tiny", flows=flows)
+                    "--json", str(out), "--alone"], check=True)
+    r = ssdlab.run(preset="tiny", flows=flows, alone=True)
+    assert 0 < r.summary["fairness"] <= 1
     assert without_wall_clock(r.summary) == without_wall_clock(json.loads(out.read_text()))
     assert [f["name"] for f in r.summary["flows"]] == ["reader", "writer"]
     assert [f["requests"] for f in r.summary["flows"]] == [1500, 2000]

@@ -302,6 +302,11 @@ pub struct RunArgs {
     /// --synth). A config file's `[[flow]]` tables also set start_us and time_scale.
     #[arg(long, value_name = "NAME=trace:FILE|NAME=synth:SPEC", conflicts_with_all = ["trace", "synth"])]
     pub flow: Vec<String>,
+    /// With several flows: also run each flow alone on the same drive and report each flow's
+    /// slowdown (mean response time shared ÷ alone) and the run's fairness (smallest slowdown
+    /// ÷ largest).
+    #[arg(long)]
+    pub alone: bool,
     /// Master seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,

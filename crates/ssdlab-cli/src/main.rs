@@ -235,6 +235,9 @@ fn run(a: RunArgs) -> Result<()> {
         a.trace_opts
             .refuse_with("flows (a flow's own keys set its trace's options)")?;
     }
+    if a.alone && flows.len() < 2 {
+        anyhow::bail!("--alone measures each flow's slowdown beside the others: give two or more flows ([[flow]] tables or --flow)");
+    }
     let mut inputs: Vec<(&str, &std::path::Path)> = Vec::new();
     inputs.extend(a.trace.as_deref().map(|p| ("--trace", p)));
     inputs.extend(a.config.config.as_deref().map(|p| ("--config", p)));
@@ -411,6 +414,7 @@ fn run(a: RunArgs) -> Result<()> {
     } else {
         indicatif::ProgressBar::hidden()
     };
+    let alone_opts = a.alone.then(|| opts.clone());
     let mut sim = Simulation::build(
         &cfg,
         opts,
@@ -445,6 +449,14 @@ fn run(a: RunArgs) -> Result<()> {
     }
     if let Some(b) = bar {
         b.finish_and_clear();
+    }
+    if let Some(opts) = alone_opts {
+        if !a.quiet {
+            eprintln!("running each of the {} flows alone", flows.len());
+        }
+        let alone =
+            ssdlab::experiment::run_alone(&cfg, &opts, &flows).map_err(anyhow::Error::msg)?;
+        summary.add_alone(&alone);
     }
     summary.trace = reader.map(|r| r.counts);
     if summary.wrapped_requests > 0 {

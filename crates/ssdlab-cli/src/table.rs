@@ -12,6 +12,67 @@ fn row(out: &mut String, name: &str, l: &LatencySummary) {
     );
 }
 
+/// One row per I/O flow, with its run alone and slowdown when measured (`--alone`).
+fn flows(o: &mut String, s: &Summary) {
+    let name_w = s
+        .flows
+        .iter()
+        .map(|f| f.name.len())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let alone = s.flows.iter().any(|f| f.alone.is_some());
+    let _ = write!(
+        o,
+        "\n{:<name_w$} {:>9} {:>10} {:>10} {:>10} {:>10} {:>9} {:>10} {:>8} {:>8}",
+        "flow",
+        "requests",
+        "read mean",
+        "read p99",
+        "write mean",
+        "write p99",
+        "blocked %",
+        "IOPS",
+        "rd MB/s",
+        "wr MB/s"
+    );
+    let _ = writeln!(
+        o,
+        "{}",
+        if alone {
+            format!(" {:>10} {:>8}", "alone mean", "slowdown")
+        } else {
+            String::new()
+        }
+    );
+    for f in &s.flows {
+        let h = &f.host;
+        let _ = write!(
+            o,
+            "{:<name_w$} {:>9} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>9.2} {:>10.1} {:>8.2} {:>8.2}",
+            f.name,
+            f.requests,
+            h.read.mean_us,
+            h.read.p99_us,
+            h.write.mean_us,
+            h.write.p99_us,
+            h.read_requests_blocked_pct,
+            f.throughput.iops,
+            f.throughput.read_mb_s,
+            f.throughput.write_mb_s
+        );
+        let alone_cols = match (&f.alone, f.slowdown) {
+            (Some(a), Some(x)) => format!(" {:>10.1} {x:>8.3}", a.all_mean_us),
+            (Some(a), None) => format!(" {:>10.1} {:>8}", a.all_mean_us, "-"),
+            (None, _) => String::new(),
+        };
+        let _ = writeln!(o, "{alone_cols}");
+    }
+    if let Some(f) = s.fairness {
+        let _ = writeln!(o, "fairness (smallest slowdown / largest): {f:.3}");
+    }
+}
+
 /// Renders the summary as a few aligned tables.
 pub fn render(s: &Summary, cfg: &Config) -> String {
     let mut o = String::new();
@@ -27,44 +88,7 @@ pub fn render(s: &Summary, cfg: &Config) -> String {
     row(&mut o, "read", &s.read);
     row(&mut o, "write", &s.write);
     if !s.flows.is_empty() {
-        let name_w = s
-            .flows
-            .iter()
-            .map(|f| f.name.len())
-            .max()
-            .unwrap_or(0)
-            .max(4);
-        let _ = writeln!(
-            o,
-            "\n{:<name_w$} {:>9} {:>10} {:>10} {:>10} {:>10} {:>9} {:>10} {:>8} {:>8}",
-            "flow",
-            "requests",
-            "read mean",
-            "read p99",
-            "write mean",
-            "write p99",
-            "blocked %",
-            "IOPS",
-            "rd MB/s",
-            "wr MB/s"
-        );
-        for f in &s.flows {
-            let h = &f.host;
-            let _ = writeln!(
-                o,
-                "{:<name_w$} {:>9} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>9.2} {:>10.1} {:>8.2} {:>8.2}",
-                f.name,
-                f.requests,
-                h.read.mean_us,
-                h.read.p99_us,
-                h.write.mean_us,
-                h.write.p99_us,
-                h.read_requests_blocked_pct,
-                f.throughput.iops,
-                f.throughput.read_mb_s,
-                f.throughput.write_mb_s
-            );
-        }
+        flows(&mut o, s);
     }
     let _ = writeln!(
         o,

@@ -126,6 +126,58 @@ fn the_documented_flows_config_runs_beside_a_preset() {
 }
 
 #[test]
+fn alone_runs_give_each_flow_its_slowdown_and_the_run_its_fairness() {
+    let (shared, r_alone) = (tmp("shared.json"), tmp("r_alone.json"));
+    let reader = "reader=trace:testdata/traces/msr_hm_0.csv";
+    let writer = "writer=synth:requests=5000,write_ratio=0.9,iat_us=30,footprint_gib=1,seed=2";
+    ssdlab()
+        .args([
+            "run", "--preset", "tiny", "-q", "--alone", "--flow", reader, "--flow", writer,
+            "--json",
+        ])
+        .arg(&shared)
+        .assert()
+        .success();
+    ssdlab()
+        .args(["run", "--preset", "tiny", "-q", "--flow", reader, "--json"])
+        .arg(&r_alone)
+        .assert()
+        .success();
+    let v = json(&shared);
+    let flows = v["flows"].as_array().unwrap();
+    // The reader's alone run is the run of the reader by itself.
+    let alone = json(&r_alone);
+    assert_eq!(flows[0]["alone"]["all_mean_us"], alone["all"]["mean_us"]);
+    assert_eq!(flows[0]["alone"]["read_mean_us"], alone["read"]["mean_us"]);
+    let slowdowns: Vec<f64> = flows
+        .iter()
+        .map(|f| {
+            let s = f["slowdown"].as_f64().unwrap();
+            let want =
+                f["all"]["mean_us"].as_f64().unwrap() / f["alone"]["all_mean_us"].as_f64().unwrap();
+            assert!((s - want).abs() < 1e-5, "{s} vs {want}");
+            s
+        })
+        .collect();
+    let fairness = v["fairness"].as_f64().unwrap();
+    let want = slowdowns.iter().cloned().fold(f64::INFINITY, f64::min)
+        / slowdowns.iter().cloned().fold(0.0, f64::max);
+    assert!(
+        (fairness - want).abs() < 1e-5 && fairness <= 1.0,
+        "{fairness} vs {want}"
+    );
+    // This drive is small enough for the writer to slow the reader down.
+    assert!(slowdowns[0] > 1.05, "{slowdowns:?}");
+    ssdlab()
+        .args(["run", "--preset", "tiny", "-q", "--alone", "--flow", reader])
+        .assert()
+        .code(2)
+        .stderr(contains(
+            "--alone measures each flow's slowdown beside the others",
+        ));
+}
+
+#[test]
 fn one_flow_is_the_run_of_its_trace() {
     let (a, b, csv_a, csv_b) = (tmp("a.json"), tmp("b.json"), tmp("a.csv"), tmp("b.csv"));
     let trace = "testdata/traces/msr_hm_0.csv";

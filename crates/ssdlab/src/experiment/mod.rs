@@ -5,11 +5,13 @@
 //! of config keys to sweep, the baseline variant metrics are normalised to, and the figures to
 //! draw, optionally with the paper's reported values beside them.
 
+mod alone;
 pub mod calibrate;
 mod point;
 mod runner;
 mod spec;
 
+pub use alone::run_alone;
 pub use point::{JobSpec, Point, PointResult, WorkloadRef};
 pub use runner::{
     collect, load_results, lock, plan, run_job, run_points, DirLock, Loaded, PointOutcome,

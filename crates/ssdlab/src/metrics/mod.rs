@@ -10,9 +10,9 @@ pub use requests::{RequestRecord, RequestSink};
 pub use summary::{
     deterministic, pct, summary_buffer, summary_dedup, summary_gc, summary_mapping_cache,
     summary_pe, summary_perf, summary_redundancy, summary_shadow, summary_staging, summary_voltage,
-    summary_wear, BufferSummary, CostSummary, DedupSummary, FlowSummary, HostView, LatencySummary,
-    PeSummary, RedundancySummary, RunBlockWear, StagingSummary, Summary, Throughput,
-    VoltageSummary,
+    summary_wear, AloneSummary, BufferSummary, CostSummary, DedupSummary, FlowSummary, HostView,
+    LatencySummary, PeSummary, RedundancySummary, RunBlockWear, StagingSummary, Summary,
+    Throughput, VoltageSummary,
 };
 
 use crate::sched::{Cause, OpClass, OpKind};

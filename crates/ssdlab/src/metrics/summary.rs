@@ -168,6 +168,23 @@ pub struct FlowSummary {
     pub host: HostView,
     /// Throughput over `simulated_s`.
     pub throughput: Throughput,
+    /// The flow's mean response times when it runs alone on the same drive (`--alone`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alone: Option<AloneSummary>,
+    /// Mean response time shared ÷ alone (`--alone`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slowdown: Option<f64>,
+}
+
+/// A flow's mean response times in a run of its own on the same drive, µs.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct AloneSummary {
+    /// All requests.
+    pub all_mean_us: f64,
+    /// Reads.
+    pub read_mean_us: f64,
+    /// Writes.
+    pub write_mean_us: f64,
 }
 
 /// Completed work per second.
@@ -202,7 +219,35 @@ impl FlowSummary {
                 read_mb_s: per_s(m.bytes[0] as f64 / 1e6),
                 write_mb_s: per_s(m.bytes[1] as f64 / 1e6),
             },
+            alone: None,
+            slowdown: None,
         }
+    }
+}
+
+impl Summary {
+    /// Adds what each flow does alone (`alone[i]`: the run of flow `i` by itself on the same
+    /// drive): each flow's `slowdown`, its mean response time shared ÷ alone, and the run's
+    /// `fairness`, the smallest slowdown ÷ the largest (1: every flow slowed alike), as MQSim
+    /// (Tavakkol et al., FAST '18) and FLIN (Tavakkol et al., ISCA '18) define them. A flow
+    /// with no requests, or none alone, has no slowdown, and then the run no fairness.
+    pub fn add_alone(&mut self, alone: &[Summary]) {
+        for (f, a) in self.flows.iter_mut().zip(alone) {
+            f.alone = Some(AloneSummary {
+                all_mean_us: a.all.mean_us,
+                read_mean_us: a.read.mean_us,
+                write_mean_us: a.write.mean_us,
+            });
+            f.slowdown = (a.all.mean_us > 0.0 && f.requests > 0)
+                .then(|| round6(f.host.all.mean_us / a.all.mean_us));
+        }
+        let slowdowns: Option<Vec<f64>> = self.flows.iter().map(|f| f.slowdown).collect();
+        self.fairness = slowdowns.filter(|s| !s.is_empty()).map(|s| {
+            let (lo, hi) = s.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            });
+            round6(lo / hi)
+        });
     }
 }
 
@@ -387,6 +432,10 @@ pub struct Summary {
     /// What the trace reader skipped or adjusted (absent for synthetic workloads).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<crate::workload::trace::TraceCounts>,
+    /// With several I/O flows run alone too (`--alone`): the smallest flow slowdown ÷ the
+    /// largest ([`Summary::add_alone`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fairness: Option<f64>,
     /// Each I/O flow's own results, in the order the flows were given (absent when the run
     /// has one flow).
     #[serde(skip_serializing_if = "Vec::is_empty")]

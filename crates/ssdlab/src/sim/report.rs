@@ -119,6 +119,7 @@ impl Simulation<'_> {
                 .map(|g| g.metrics().into_iter().collect())
                 .unwrap_or_default(),
             trace: None,
+            fairness: None,
             flows: self
                 .flows
                 .iter()
