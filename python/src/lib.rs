@@ -203,7 +203,6 @@ fn run(
         if alone && flows.as_ref().is_none_or(|f| f.len() < 2) {
             return Err("alone=True measures each flow's slowdown beside the others: give two or more flows".into());
         }
-        let names: Vec<String> = flows.iter().flatten().map(|f| f.name.clone()).collect();
         let source = match (trace, synth) {
             (None, None) if flows.is_some() => {
                 let trace_keys = [
@@ -251,7 +250,7 @@ fn run(
         let opts = RunOptions {
             seed,
             verify,
-            flows: names,
+            flows: flows.clone().unwrap_or_default(),
             ..RunOptions::default()
         };
         let alone = match (&flows, alone) {

@@ -260,18 +260,7 @@ pub fn parse_flow(arg: &str) -> anyhow::Result<ssdlab::workload::flows::FlowSpec
     let bad = || anyhow::anyhow!("--flow {arg}: expected NAME=trace:FILE or NAME=synth:SPEC");
     let (name, source) = arg.split_once('=').ok_or_else(bad)?;
     let (kind, value) = source.split_once(':').ok_or_else(bad)?;
-    let mut spec = ssdlab::workload::flows::FlowSpec {
-        name: name.to_string(),
-        trace: None,
-        format: None,
-        limit: None,
-        skip: 0,
-        device: None,
-        extend: None,
-        synth: None,
-        start_us: 0.0,
-        time_scale: 1.0,
-    };
+    let mut spec = ssdlab::workload::flows::FlowSpec::named(name);
     match kind {
         "trace" => spec.trace = Some(value.into()),
         "synth" => spec.synth = Some(value.to_string()),

@@ -294,7 +294,7 @@ fn run(a: RunArgs) -> Result<()> {
         max_memory_bytes: a.memory.limit()?,
         full_events: a.full_events,
         full_versions: a.full_versions,
-        flows: flows.iter().map(|f| f.name.clone()).collect(),
+        flows: flows.clone(),
     };
     let mut reader: Option<TraceReader> = None;
     let mut extended: Option<Extended> = None;

@@ -248,6 +248,26 @@ fn flow_misuse_is_refused_by_name() {
             "--flow: the config file declares [[flow]] tables too",
         ),
         (
+            EXAMPLE,
+            &["--set", "host.mode=closed"],
+            "host.mode = \"closed\" keeps one queue",
+        ),
+        (
+            EXAMPLE,
+            &["--set", "host.arbitration_weights=[0,2,1]"],
+            "host.arbitration_weights = [0, 2, 1]: each must be 1-256",
+        ),
+        (
+            EXAMPLE,
+            &["--set", "host.arbitration=lottery"],
+            "unknown variant `lottery`",
+        ),
+        (
+            "[[flow]]\nname = \"r\"\nsynth = \"requests=5\"\nqueue_depth = 70000\n",
+            &[],
+            "flow `r`: `queue_depth`: 70000: at most 65536",
+        ),
+        (
             "[[flow]]\nname = \"gone\"\ntrace = \"testdata/traces/nonexistent.csv\"\n",
             &[],
             "flow `gone`: ",

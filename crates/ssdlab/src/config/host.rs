@@ -56,6 +56,50 @@ pub struct HostConfig {
     /// every link's transfers; 0 by default (no source gives one value for all controllers).
     #[serde(default, skip_serializing_if = "is_zero_f64")]
     pub link_command_us: f64,
+    /// With several I/O flows: which flow's waiting request the drive takes next when it has
+    /// room (`max_requests_in_flight`, each flow's `queue_depth`). Left out of the serialized
+    /// config at its default, `fifo`.
+    #[serde(default, skip_serializing_if = "Arbitration::is_fifo")]
+    pub arbitration: Arbitration,
+    /// `arbitration = "weighted-round-robin"`: requests taken from the high, medium and low
+    /// priority classes per round (1-256 each, NVMe's 8-bit weights plus one). The default,
+    /// 4/2/1, is MQSim's (`IO_Flow_Priority_Class::get_scheduling_weight`).
+    #[serde(
+        default = "default_weights",
+        skip_serializing_if = "is_default_weights"
+    )]
+    pub arbitration_weights: [u32; 3],
+}
+
+/// How the drive picks among the I/O flows' waiting requests (`host.arbitration`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arbitration {
+    /// The earliest arrival first, whatever its flow (ties: the flow given first).
+    #[default]
+    Fifo,
+    /// NVMe round robin: the flows take turns, one request each.
+    RoundRobin,
+    /// NVMe weighted round robin with an urgent class: urgent flows first (in turn), then the
+    /// high, medium and low classes by `arbitration_weights` (each class's flows in turn).
+    WeightedRoundRobin,
+}
+
+impl Arbitration {
+    fn is_fifo(&self) -> bool {
+        *self == Arbitration::Fifo
+    }
+}
+
+/// MQSim's class weights (high, medium, low).
+pub const DEFAULT_WEIGHTS: [u32; 3] = [4, 2, 1];
+
+fn default_weights() -> [u32; 3] {
+    DEFAULT_WEIGHTS
+}
+
+fn is_default_weights(w: &[u32; 3]) -> bool {
+    *w == DEFAULT_WEIGHTS
 }
 
 /// Host interfaces (`host.link`). Data rates are per direction after line encoding; command

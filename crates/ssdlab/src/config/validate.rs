@@ -428,6 +428,12 @@ fn check_rest(raw: &RawConfig, errs: &mut Vec<String>) {
     if h.queue_depth == 0 {
         errs.push("host.queue_depth = 0: must be >= 1".to_string());
     }
+    if h.arbitration_weights.iter().any(|w| !(1..=256).contains(w)) {
+        errs.push(format!(
+            "host.arbitration_weights = {:?}: each must be 1-256 (NVMe's weights)",
+            h.arbitration_weights
+        ));
+    }
     let custom = h.link == crate::config::HostLink::Custom;
     if custom && !(h.link_mb_s.is_finite() && (1e-3..=1e9).contains(&h.link_mb_s)) {
         errs.push(format!(

@@ -32,7 +32,7 @@ pub fn run_alone(
                 .map_err(|e| fail(&e))?;
             let mut workload = Merged::open(one).map_err(|e| fail(&e))?;
             let opts = RunOptions {
-                flows: vec![f.name.clone()],
+                flows: vec![f.clone()],
                 ..opts.clone()
             };
             Simulation::build(

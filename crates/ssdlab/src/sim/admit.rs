@@ -28,6 +28,11 @@ pub(super) struct Backlog {
 /// committed experiment with the bound (pe-suspension/fig7) replays 10,000 requests.
 pub const MAX_HELD_WRITES: usize = 1 << 18;
 
+/// Most requests waiting in the I/O flows' queues for the drive: past it the next arrival waits
+/// (keeping its own arrival time), so the queues cannot grow with the trace. 2^18 requests, as
+/// [`MAX_HELD_WRITES`].
+pub const MAX_QUEUED: usize = 1 << 18;
+
 /// Latest arrival time a run accepts, ns (~32 years): every later event is at most hours past
 /// an arrival, so simulated time stays far below `u64::MAX` and never wraps.
 const MAX_ARRIVAL_NS: f64 = 1e18;
@@ -35,8 +40,17 @@ const MAX_ARRIVAL_NS: f64 = 1e18;
 impl Simulation<'_> {
     /// Pulls the next request from the workload and schedules its arrival.
     pub(super) fn fetch_next(&mut self) -> Result<(), SimError> {
+        if self.pull_next()? {
+            self.schedule_arrival();
+        }
+        Ok(())
+    }
+
+    /// Pulls the next request from the workload into an empty `host.next` (its arrival time
+    /// scaled); returns whether it did.
+    fn pull_next(&mut self) -> Result<bool, SimError> {
         if self.host.next.is_some() || self.host.exhausted {
-            return Ok(());
+            return Ok(false);
         }
         match self.workload.next() {
             None => self.host.exhausted = true,
@@ -60,13 +74,22 @@ impl Simulation<'_> {
                 self.host.last_arrival = at;
                 self.prefetch_pages(&r);
                 self.host.next = Some((at, r));
-                self.schedule_arrival();
+                return Ok(true);
             }
         }
-        Ok(())
+        Ok(false)
     }
 
     pub(super) fn schedule_arrival(&mut self) {
+        if self.host.arbiter.is_some() {
+            // The drive may have room: a fetch now.
+            self.schedule_flow_arrival();
+            if !self.host.fetch_scheduled && self.host.queued > 0 {
+                self.host.fetch_scheduled = true;
+                self.schedule(self.now, Event::Fetch);
+            }
+            return;
+        }
         let Some((at, _)) = &self.host.next else {
             return;
         };
@@ -89,16 +112,90 @@ impl Simulation<'_> {
         self.schedule(at, Event::Arrival);
     }
 
-    /// The next request arrives: it crosses the host link first if there is one, then enters
-    /// the drive ([`Self::accept`]).
+    /// With several flows: the next request's arrival into its flow's queue is scheduled
+    /// unless the queues are full.
+    fn schedule_flow_arrival(&mut self) {
+        if let Some((at, _)) = &self.host.next {
+            if !self.host.arrival_scheduled && self.host.queued < MAX_QUEUED {
+                let at = (*at).max(self.now);
+                self.host.arrival_scheduled = true;
+                self.schedule(at, Event::Arrival);
+            }
+        }
+    }
+
+    /// The drive takes waiting requests from the flows' queues while it has room, in the
+    /// arbiter's order.
+    pub(super) fn on_fetch(&mut self) -> Result<(), SimError> {
+        self.host.fetch_scheduled = false;
+        let fetch = self.cfg.host.max_requests_in_flight;
+        while self.host.queued > 0
+            && self.host.backlog.is_empty()
+            && self.host.held.len() < MAX_HELD_WRITES
+            && (fetch == 0 || self.host.outstanding < fetch)
+        {
+            let (queues, depth_of) = (&self.host.queues, &self.opts.flows);
+            let outstanding = &self.host.flow_outstanding;
+            let ready = |k: usize| {
+                let depth = depth_of[k].queue_depth;
+                !queues[k].is_empty() && (depth == 0 || outstanding[k] < depth)
+            };
+            let head = |k: usize| queues[k].front().map_or(u64::MAX, |(at, _)| at.ns());
+            let arbiter = self.host.arbiter.as_mut().expect("flows have an arbiter");
+            let Some(k) = arbiter.pick(ready, head) else {
+                break;
+            };
+            let (at, r) = self.host.queues[k]
+                .pop_front()
+                .expect("a ready flow has a request");
+            self.host.queued -= 1;
+            self.host.flow_outstanding[k] += 1;
+            self.enter(at, r, self.now > at)?;
+        }
+        // Room in the queues again: the next arrival may come.
+        self.schedule_flow_arrival();
+        Ok(())
+    }
+
+    /// The next request arrives: with several flows it joins its flow's queue, from which the
+    /// drive takes it ([`Self::on_fetch`]); otherwise it crosses the host link first if there
+    /// is one, then enters the drive ([`Self::accept`]).
     pub(super) fn on_arrival(&mut self) -> Result<(), SimError> {
         self.host.arrival_scheduled = false;
         let Some((at, r)) = self.host.next.take() else {
             return Ok(());
         };
+        if self.host.arbiter.is_some() {
+            // Every request arriving now joins its queue before the drive picks among them.
+            let mut due = Some((at, r));
+            while let Some((at, r)) = due.take() {
+                self.count(r.flow, |m| {
+                    m.first_arrival_ns.get_or_insert(at.ns());
+                });
+                self.host.queues[usize::from(r.flow)].push_back((at, r));
+                self.host.queued += 1;
+                self.pull_next()?;
+                if self.host.queued < MAX_QUEUED
+                    && self.host.next.as_ref().is_some_and(|(t, _)| *t <= self.now)
+                {
+                    due = self.host.next.take();
+                }
+            }
+            self.schedule_arrival();
+            return Ok(());
+        }
+        let waited = std::mem::take(&mut self.host.fetch_held);
+        self.enter(at, r, waited)?;
+        self.fetch_next()
+    }
+
+    /// Request `r`, arrived at `at`, leaves the host side now (`waited`: it waited there for
+    /// the drive to take it): it crosses the host link first if there is one, then enters the
+    /// drive ([`Self::accept`]).
+    fn enter(&mut self, at: SimTime, r: Request, waited: bool) -> Result<(), SimError> {
         // When it left the host queue: now if it waited there for the drive to take it.
         let mut entered = at;
-        if std::mem::take(&mut self.host.fetch_held) {
+        if waited {
             self.metrics.fetch_waits += 1;
             entered = self.now;
             if r.op == IoOp::Read {
@@ -117,7 +214,7 @@ impl Simulation<'_> {
         } else {
             self.accept(arrival, r)?;
         }
-        self.fetch_next()
+        Ok(())
     }
 
     /// The oldest request on the host link has reached the drive.

@@ -25,6 +25,11 @@ impl<'w> Simulation<'w> {
         progress: crate::ftl::precondition::FillProgress,
         mut policies: Policies,
     ) -> Result<Self, SimError> {
+        if opts.flows.len() > 1 && cfg.host.mode == crate::config::HostMode::Closed {
+            return Err(SimError::Flows(
+                "host.mode = \"closed\" keeps one queue of host.queue_depth requests: with several I/O flows give each flow its queue_depth (open loop) instead".into(),
+            ));
+        }
         if let Some(limit) = opts.max_memory_bytes {
             let estimate = memory::estimate_with(cfg, &policies, opts.keeps_full_versions());
             if estimate.total() > limit {
@@ -146,6 +151,16 @@ impl<'w> Simulation<'w> {
             ftl,
         };
         sim.metrics.pre_processed_pages = pre_processed;
+        if sim.flows.len() > 1 {
+            let flows = &sim.opts.flows;
+            sim.host.queues = vec![Default::default(); flows.len()];
+            sim.host.flow_outstanding = vec![0; flows.len()];
+            sim.host.arbiter = Some(super::arbiter::Arbiter::new(
+                cfg.host.arbitration,
+                cfg.host.arbitration_weights,
+                flows,
+            ));
+        }
         if sim
             .policies
             .gc_exec

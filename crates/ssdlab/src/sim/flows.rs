@@ -18,15 +18,15 @@ pub(super) struct FlowState {
 }
 
 impl FlowState {
-    /// The states of flows named `names` (none for a run of one flow).
-    pub(super) fn all(names: &[String]) -> Vec<Self> {
-        if names.len() < 2 {
+    /// The states of `flows` (none for a run of one flow).
+    pub(super) fn all(flows: &[crate::workload::flows::FlowSpec]) -> Vec<Self> {
+        if flows.len() < 2 {
             return Vec::new();
         }
-        names
+        flows
             .iter()
-            .map(|n| FlowState {
-                name: n.clone(),
+            .map(|f| FlowState {
+                name: f.name.clone(),
                 metrics: RequestMetrics::default(),
             })
             .collect()

@@ -366,7 +366,11 @@ impl Simulation<'_> {
         if self.host.outstanding == 0 {
             self.host.idle_since = self.now;
         }
-        if self.closed_loop() || self.cfg.host.max_requests_in_flight > 0 {
+        if let Some(n) = self.host.flow_outstanding.get_mut(usize::from(r.flow)) {
+            // Its flow's queue, and the drive, have room for one more.
+            *n -= 1;
+            self.schedule_arrival();
+        } else if self.closed_loop() || self.cfg.host.max_requests_in_flight > 0 {
             self.schedule_arrival();
         }
     }

@@ -8,6 +8,7 @@
 //! the handlers themselves live in the submodules.
 
 mod admit;
+mod arbiter;
 mod buffered;
 mod build;
 mod cmt;
@@ -88,6 +89,9 @@ pub enum SimError {
     /// The per-request records could not be written.
     #[error("cannot write the per-request records: {0}")]
     RequestLog(std::io::Error),
+    /// The run's I/O flows cannot be replayed as configured.
+    #[error("{0}")]
+    Flows(String),
     /// Pre-processing (`precondition.pre_process`) could not be done.
     #[error("precondition.pre_process: {0}")]
     PreProcess(String),
@@ -128,9 +132,10 @@ pub struct RunOptions {
     /// Refuse to start a run whose estimated memory ([`crate::schemes::memory_estimate`]) exceeds this many
     /// bytes (`None`: no limit).
     pub max_memory_bytes: Option<u64>,
-    /// The names of the run's I/O flows, in the order of [`crate::workload::Request::flow`]
-    /// (none or one: the workload is one flow; see `sim/flows.rs`).
-    pub flows: Vec<String>,
+    /// The run's I/O flows, in the order of [`crate::workload::Request::flow`] (none or one:
+    /// the workload is one flow; see `sim/flows.rs`): their names, priority classes and queue
+    /// depths.
+    pub flows: Vec<crate::workload::flows::FlowSpec>,
 }
 
 impl RunOptions {
@@ -169,6 +174,8 @@ enum Event {
     EccDone { op: u32 },
     /// The oldest request on the host link has reached the drive.
     LinkIn,
+    /// With several I/O flows: the drive may take waiting requests from the flows' queues.
+    Fetch,
     /// A finished request's completion has reached the host.
     LinkOut { req: u32 },
 }
@@ -287,6 +294,14 @@ struct HostState {
     issued: u64,
     /// When the last outstanding request completed.
     idle_since: SimTime,
+    /// With several I/O flows (`sim/arbiter.rs`): each flow's queue of arrived requests (with
+    /// their arrival times) the drive has not taken, their number, the requests of each flow
+    /// the drive holds, the arbiter, and whether a fetch is scheduled.
+    queues: Vec<std::collections::VecDeque<(SimTime, crate::workload::Request)>>,
+    queued: usize,
+    flow_outstanding: Vec<u32>,
+    arbiter: Option<arbiter::Arbiter>,
+    fetch_scheduled: bool,
 }
 
 /// Progress callback: called with the number of completed requests now and then.
@@ -441,6 +456,7 @@ impl<'w> Simulation<'w> {
                 Event::PowerLoss => self.on_power_loss()?,
                 Event::EccDone { op } => self.on_ecc_done(op),
                 Event::LinkIn => self.on_link_in()?,
+                Event::Fetch => self.on_fetch()?,
                 Event::LinkOut { req } => self.finish_request(req),
                 Event::SuspendPoint { die, generation } => {
                     if self.dies[die as usize].generation == generation {
@@ -468,6 +484,7 @@ impl<'w> Simulation<'w> {
         }
         if self.host.outstanding > 0
             || self.host.next.is_some()
+            || self.host.queued > 0
             || !self.host.held.is_empty()
             || !self.host.backlog.is_empty()
             || !self.host.linking.is_empty()

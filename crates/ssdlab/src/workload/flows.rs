@@ -57,7 +57,45 @@ pub struct FlowSpec {
     /// Multiplies the flow's inter-arrival times (before `host.time_scale`, which scales all).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub time_scale: f64,
+    /// The flow's NVMe priority class, for `host.arbitration = "weighted-round-robin"`.
+    #[serde(default, skip_serializing_if = "Priority::is_default")]
+    pub priority: Priority,
+    /// Most requests of the flow the drive holds at once (its submission queue's fetch limit,
+    /// MQSim's per-queue `Queue_Fetch_Size`); later ones wait in the flow's queue, their
+    /// response times counting from arrival. 0: no limit of its own.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub queue_depth: u32,
 }
+
+/// NVMe priority classes of a submission queue (NVMe base specification, weighted round robin
+/// with urgent priority class arbitration): `urgent` before all others, then `high`,
+/// `medium` and `low` by their weights (`host.arbitration_weights`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Priority {
+    /// Served before every other class.
+    Urgent,
+    /// The first weighted class (MQSim's default class of a flow).
+    #[default]
+    High,
+    /// The second weighted class.
+    Medium,
+    /// The third weighted class.
+    Low,
+}
+
+impl Priority {
+    fn is_default(&self) -> bool {
+        *self == Priority::High
+    }
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
+/// Deepest submission queue a flow may ask for (NVMe's largest I/O queue, 64 Ki entries).
+pub const MAX_QUEUE_DEPTH: u32 = 65_536;
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
@@ -97,6 +135,24 @@ pub enum FlowError {
 }
 
 impl FlowSpec {
+    /// A flow named `name` with every key at its default and no source yet.
+    pub fn named(name: &str) -> Self {
+        FlowSpec {
+            name: name.to_string(),
+            trace: None,
+            format: None,
+            limit: None,
+            skip: 0,
+            device: None,
+            extend: None,
+            synth: None,
+            start_us: 0.0,
+            time_scale: 1.0,
+            priority: Priority::High,
+            queue_depth: 0,
+        }
+    }
+
     /// The flows of the `[[flow]]` tables `value` (the `flow` key of a TOML file `origin`),
     /// checked ([`FlowSpec::check_all`]).
     ///
@@ -221,6 +277,15 @@ impl FlowSpec {
                 format!("{}: expected a factor > 0 and <= 1e6", self.time_scale),
             );
         }
+        if self.queue_depth > MAX_QUEUE_DEPTH {
+            return at(
+                "queue_depth",
+                format!(
+                    "{}: at most {MAX_QUEUE_DEPTH} (NVMe's largest queue; 0: no limit)",
+                    self.queue_depth
+                ),
+            );
+        }
         Ok(())
     }
 
@@ -311,7 +376,7 @@ pub struct Merged {
     heads: Vec<Option<Result<Request, TraceError>>>,
     start_ns: Vec<u64>,
     scale: Vec<f64>,
-    names: Vec<String>,
+    specs: Vec<FlowSpec>,
 }
 
 impl Merged {
@@ -332,7 +397,7 @@ impl Merged {
                 .map(|f| (f.start_us * 1e3).round() as u64)
                 .collect(),
             scale: flows.iter().map(|f| f.time_scale).collect(),
-            names: flows.iter().map(|f| f.name.clone()).collect(),
+            specs: flows.to_vec(),
         };
         for k in 0..m.sources.len() {
             let head = m.pull(k);
@@ -341,9 +406,9 @@ impl Merged {
         Ok(m)
     }
 
-    /// The flows' names, in flow order.
-    pub fn names(&self) -> &[String] {
-        &self.names
+    /// The flows, in flow order (what the simulator needs of them: [`crate::sim::RunOptions`]).
+    pub fn specs(&self) -> &[FlowSpec] {
+        &self.specs
     }
 
     fn pull(&mut self, k: usize) -> Option<Result<Request, TraceError>> {
@@ -386,16 +451,8 @@ mod tests {
 
     fn synth(name: &str, spec: &str) -> FlowSpec {
         FlowSpec {
-            name: name.into(),
-            trace: None,
-            format: None,
-            limit: None,
-            skip: 0,
-            device: None,
-            extend: None,
             synth: Some(spec.into()),
-            start_us: 0.0,
-            time_scale: 1.0,
+            ..FlowSpec::named(name)
         }
     }
 
@@ -466,6 +523,14 @@ mod tests {
             (
                 "[[flow]]\nname = \"r\"\ntrace = \"t\"\nstart_us = -1\n",
                 "flow `r`: `start_us`: -1",
+            ),
+            (
+                "[[flow]]\nname = \"r\"\ntrace = \"t\"\nqueue_depth = 70000\n",
+                "flow `r`: `queue_depth`: 70000: at most 65536",
+            ),
+            (
+                "[[flow]]\nname = \"r\"\ntrace = \"t\"\npriority = \"top\"\n",
+                "unknown variant `top`",
             ),
             (
                 "[[flow]]\nname = \"a b\"\ntrace = \"t\"\n",

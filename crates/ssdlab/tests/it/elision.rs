@@ -14,14 +14,27 @@ pub fn try_run(
     seed: u64,
     full_events: bool,
 ) -> Result<(serde_json::Value, u64), SimError> {
-    let mut gen = spec.generate().unwrap();
+    try_run_flows(cfg, spec, seed, full_events, 1)
+}
+
+/// [`try_run`] with `spec`'s requests as `flows` I/O flows ([`crate::flows_of`]).
+pub fn try_run_flows(
+    cfg: &Config,
+    spec: &SynthSpec,
+    seed: u64,
+    full_events: bool,
+    flows: usize,
+) -> Result<(serde_json::Value, u64), SimError> {
+    let flows = crate::flows_of(spec, flows);
+    let mut gen = crate::open(spec, &flows);
     let opts = RunOptions {
         seed,
         verify: true,
         full_events,
+        flows,
         ..Default::default()
     };
-    let s = Simulation::new(cfg, opts, &mut gen)?.run()?;
+    let s = Simulation::new(cfg, opts, &mut *gen)?.run()?;
     Ok((crate::without_wall_clock(&s), s.sim.events))
 }
 

@@ -3,7 +3,8 @@
 //! fills and start patterns, mapping caches, device buffers and both places a read of a page
 //! being written may be served from: the verified run holds every invariant, leaving
 //! events out (`sim/elide.rs`) gives the whole summary of the run with every event, and so
-//! does writing a timeline, whose file shows every operation once (`timeline.rs`).
+//! does writing a timeline, whose file shows every operation once (`timeline.rs`); the same
+//! requests as 2 or 4 I/O flows in other priority classes, under each arbitration, hold all of it.
 //!
 //! `SSDLAB_PROPTEST_CASES` sets the number of cases (CI runs the default; a campaign runs
 //! thousands, with other seeds through `PROPTEST_RNG_SEED`: docs/testing.md).
@@ -50,6 +51,9 @@ proptest! {
         dedup in prop::sample::select(vec![0.0f64, 0.5]),
         multi_plane in any::<bool>(),
         gc_mode in prop::sample::select(vec!["background", "urgent", "urgent-chip", "preemptive"]),
+        flows in prop::sample::select(vec![1usize, 1, 2, 4]),
+        arbitration in prop::sample::select(vec!["fifo", "round-robin", "weighted-round-robin"]),
+        fetch in prop::sample::select(vec![0u32, 0, 2, 16]),
     ) {
         let mut spec_name = SCHEMES[first].name.to_string();
         if let Some(s) = second.filter(|&s| s != first) {
@@ -75,7 +79,9 @@ proptest! {
                 .set(&format!("buffer.device_pages={buffer}")).unwrap()
                 .set(&format!("flash.multi_plane={multi_plane}")).unwrap()
                 .set(&format!("precondition.fill={fill}")).unwrap()
-                .set(&format!("precondition.pattern={pattern}")).unwrap();
+                .set(&format!("precondition.pattern={pattern}")).unwrap()
+                .set(&format!("host.arbitration={arbitration}")).unwrap()
+                .set(&format!("host.max_requests_in_flight={fetch}")).unwrap();
             if spec_name.contains("ttflash") {
                 b = b.set(&format!("redundancy.ttflash_k={k}")).unwrap();
             }
@@ -109,8 +115,8 @@ proptest! {
             seed,
             ..SynthSpec::default()
         };
-        let what = format!("{spec_name} on {channels}x{chips}x{dies}x{planes}x{blocks}x{ppb}");
-        let run = |full| crate::elision::try_run(&cfg, &spec, seed, full).map(|r| r.0);
+        let what = format!("{spec_name} on {channels}x{chips}x{dies}x{planes}x{blocks}x{ppb}, {flows} flows");
+        let run = |full| crate::elision::try_run_flows(&cfg, &spec, seed, full, flows).map(|r| r.0);
         let elided = match run(false) {
             // A drive too small for a scheme's open blocks is refused when it is built.
             Err(SimError::Precondition(_) | SimError::PreProcess(_)) => return Ok(()),
@@ -121,8 +127,8 @@ proptest! {
         prop_assert_eq!(&elided["requests"], &serde_json::json!(1200));
         prop_assert_eq!(&elided, &full, "{}", what);
         // Writing a timeline changes nothing, and the file shows every operation once.
-        let (traced, file, _) = crate::timeline::run_with_timeline(
-            &cfg, &spec, seed, ssdlab::metrics::timeline::Limits::default(),
+        let (traced, file, _) = crate::timeline::run_flows_with_timeline(
+            &cfg, &spec, seed, ssdlab::metrics::timeline::Limits::default(), flows,
         )
         .map_err(|e| TestCaseError::fail(format!("{what} with a timeline: {e}")))?;
         prop_assert_eq!(&elided, &traced, "{} with a timeline", what);

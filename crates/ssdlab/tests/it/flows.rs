@@ -3,24 +3,13 @@
 
 use crate::{config, trace_path, without_wall_clock};
 use ssdlab::sim::{RunOptions, Simulation};
-use ssdlab::workload::flows::{FlowSpec, Merged};
+use ssdlab::workload::flows::{FlowSpec, Merged, Priority};
 use ssdlab::workload::synth::SynthSpec;
 use ssdlab::workload::trace::{TraceOptions, TraceReader};
-use ssdlab::workload::IoOp;
+use ssdlab::workload::{IoOp, Request};
 
 fn flow(name: &str) -> FlowSpec {
-    FlowSpec {
-        name: name.into(),
-        trace: None,
-        format: None,
-        limit: None,
-        skip: 0,
-        device: None,
-        extend: None,
-        synth: None,
-        start_us: 0.0,
-        time_scale: 1.0,
-    }
+    FlowSpec::named(name)
 }
 
 fn flow_of(name: &str, synth: &str) -> FlowSpec {
@@ -35,7 +24,7 @@ fn run_flows(cfg: &ssdlab::config::Config, flows: &[FlowSpec]) -> ssdlab::metric
     let opts = RunOptions {
         seed: 1,
         verify: true,
-        flows: merged.names().to_vec(),
+        flows: merged.specs().to_vec(),
         ..Default::default()
     };
     Simulation::new(cfg, opts, &mut merged)
@@ -164,4 +153,102 @@ fn each_flow_counts_its_own_requests() {
         fw.throughput.write_mb_s
     );
     assert!((fw.throughput.iops - 500.0 / fw.simulated_s).abs() < 1e-3 * fw.throughput.iops);
+}
+
+/// Three flows of eight one-page writes each, all arriving at once, on a one-die drive that
+/// holds one request at a time: the order the drive takes them (their ids) by flow, and each
+/// request's response time in units of the first one's.
+fn fetch_order(arbitration: &str, priorities: [Priority; 3]) -> (Vec<u16>, Vec<f64>) {
+    let cfg = config(
+        "tiny",
+        &[
+            "host.max_requests_in_flight=1",
+            &format!("host.arbitration={arbitration}"),
+        ],
+    );
+    let specs: Vec<FlowSpec> = (0..3)
+        .map(|k| FlowSpec {
+            priority: priorities[k],
+            ..flow(&format!("f{k}"))
+        })
+        .collect();
+    let mut reqs = (0..24u64).map(|i| {
+        Ok(Request {
+            time_ns: 0,
+            offset_bytes: i * 4096,
+            size_bytes: 4096,
+            op: IoOp::Write,
+            device: 0,
+            content: None,
+            flow: (i % 3) as u16,
+        })
+    });
+    let opts = RunOptions {
+        seed: 1,
+        verify: true,
+        flows: specs,
+        ..Default::default()
+    };
+    let mut records = Vec::new();
+    let mut sim = Simulation::new(&cfg, opts, &mut reqs).unwrap();
+    sim.on_request(Box::new(|r| {
+        records.push(r.clone());
+        Ok(())
+    }));
+    sim.run().unwrap();
+    records.sort_by_key(|r| r.id);
+    let order = records
+        .iter()
+        .map(|r| r.flow.as_deref().unwrap()[1..].parse().unwrap())
+        .collect();
+    let unit = records[0].response_us;
+    (
+        order,
+        records.iter().map(|r| r.response_us / unit).collect(),
+    )
+}
+
+#[test]
+fn round_robin_and_weighted_round_robin_take_requests_in_their_closed_form_order() {
+    use Priority::*;
+    let (rr, times) = fetch_order("round-robin", [High; 3]);
+    assert_eq!(rr, [0, 1, 2].repeat(8));
+    // One request at a time, each as long as the first: the i-th taken is done at i units.
+    for (i, t) in times.iter().enumerate() {
+        assert!((t - (i + 1) as f64).abs() < 1e-6, "request {i}: {t}");
+    }
+    // Weighted: per round 4 high, 2 medium, 1 low, while each class has requests left.
+    let (wrr, _) = fetch_order("weighted-round-robin", [Low, High, Medium]);
+    let round = [1, 1, 1, 1, 2, 2, 0];
+    let mut want: Vec<u16> = round.repeat(2);
+    // High has 8 (done after two rounds); then medium and low share 2:1 until each is out.
+    want.extend([2, 2, 0, 2, 2, 0, 0, 0, 0, 0]);
+    assert_eq!(wrr, want);
+    // An urgent flow is emptied first.
+    let (urgent, _) = fetch_order("weighted-round-robin", [Low, Low, Urgent]);
+    assert_eq!(&urgent[..8], &[2; 8]);
+    // FIFO: all arrived together, so the flow given first goes first.
+    let (fifo, _) = fetch_order("fifo", [High; 3]);
+    assert_eq!(fifo, [[0u16; 8], [1; 8], [2; 8]].concat());
+}
+
+#[test]
+fn a_flow_never_holds_more_than_its_queue_depth() {
+    // Two flows of writes arriving at once; the first may hold one request at a time.
+    let cfg = config("tiny", &[]);
+    let w = "requests=40,write_ratio=1,iat_us=1,footprint_gib=0.001,seed=4";
+    let a = FlowSpec {
+        queue_depth: 1,
+        ..flow_of("a", w)
+    };
+    let s = run_flows(&cfg, &[a, flow_of("b", w)]);
+    // Held to one at a time, `a` waits for the drive while `b` does not.
+    assert!(s.fetch_waits > 0);
+    let (fa, fb) = (&s.flows[0], &s.flows[1]);
+    assert!(
+        fa.host.write.mean_us > 2.0 * fb.host.write.mean_us,
+        "{} vs {}",
+        fa.host.write.mean_us,
+        fb.host.write.mean_us
+    );
 }

@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use ssdlab::config::ConfigBuilder;
 use ssdlab::sim::{RunOptions, SimError, Simulation};
-use ssdlab::workload::flows::{FlowSpec, Merged};
+use ssdlab::workload::flows::{FlowSpec, Merged, Priority};
 use ssdlab::workload::synth::SynthSpec;
 use ssdlab::workload::Requests;
 
@@ -89,6 +89,8 @@ proptest! {
         busy_copy in prop::sample::select(vec!["home", "redirect", "less-work"]),
         gc_relevel in any::<bool>(),
         flows in prop::sample::select(vec![1usize, 1, 2, 3]),
+        arbitration in prop::sample::select(vec!["fifo", "round-robin", "weighted-round-robin"]),
+        flow_depth in prop::sample::select(vec![0u32, 1, 4]),
     ) {
         // Combinations validation refuses are turned into their nearest allowed one, so most
         // cases run (refused ones prove nothing): most-free plane choice needs static
@@ -141,6 +143,7 @@ proptest! {
             .set(&format!("precondition.fill={fill}")).unwrap()
             .set("precondition.pattern=random").unwrap()
             .set(&format!("precondition.pre_process={pre_process}")).unwrap()
+            .set(&format!("host.arbitration={arbitration}")).unwrap()
             .build();
         // HIRE keeps up to six blocks open per plane; tiny geometries may not fit it.
         let Ok(cfg) = cfg else { return Ok(()) };
@@ -149,16 +152,11 @@ proptest! {
         let spec = small_mix(write_ratio, planes * dies * blocks * ppb, seed);
         let flow_specs: Vec<FlowSpec> = (0..flows)
             .map(|k| FlowSpec {
-                name: format!("f{k}"),
-                trace: None,
-                format: None,
-                limit: None,
-                skip: 0,
-                device: None,
-                extend: None,
                 synth: Some(SynthSpec { requests: 1500 / flows as u64, seed: seed + k as u64, ..spec.clone() }.to_string()),
-                start_us: 0.0,
-                time_scale: 1.0,
+                // Each flow in another priority class; the first held to `flow_depth` requests.
+                priority: [Priority::High, Priority::Low, Priority::Urgent][k],
+                queue_depth: if k == 0 { flow_depth } else { 0 },
+                ..FlowSpec::named(&format!("f{k}"))
             })
             .collect();
         let workload = || -> Box<Requests<'static>> {
@@ -169,8 +167,7 @@ proptest! {
             }
         };
         let (mut gen, mut pre) = (workload(), workload());
-        let names: Vec<String> = flow_specs.iter().map(|f| f.name.clone()).collect();
-        let opts = RunOptions { seed, verify: true, flows: names, ..Default::default() };
+        let opts = RunOptions { seed, verify: true, flows: flow_specs.clone(), ..Default::default() };
         // Pre-processing may find no room on a tiny drive filled high: a clear refusal, not a
         // wrong state.
         let sim = match Simulation::build(&cfg, opts.clone(), &mut *gen, Some(&mut *pre), &|_, _| {}) {

@@ -133,6 +133,48 @@ pub fn run_synth(cfg: &Config, spec: &str, seed: u64, verify: bool) -> Summary {
     summary
 }
 
+/// `spec`'s requests as `n` I/O flows (none for one): the same number of requests split over
+/// flows with seeds of their own, in priority classes urgent, high, medium, low in turn.
+pub fn flows_of(spec: &SynthSpec, n: usize) -> Vec<ssdlab::workload::flows::FlowSpec> {
+    use ssdlab::workload::flows::{FlowSpec, Priority};
+    if n < 2 {
+        return Vec::new();
+    }
+    let classes = [
+        Priority::Urgent,
+        Priority::High,
+        Priority::Medium,
+        Priority::Low,
+    ];
+    (0..n)
+        .map(|k| FlowSpec {
+            synth: Some(
+                SynthSpec {
+                    requests: spec.requests / n as u64
+                        + u64::from((k as u64) < spec.requests % n as u64),
+                    seed: spec.seed + k as u64,
+                    ..spec.clone()
+                }
+                .to_string(),
+            ),
+            priority: classes[k % 4],
+            ..FlowSpec::named(&format!("f{k}"))
+        })
+        .collect()
+}
+
+/// The stream of `spec`, or of `flows` ([`flows_of`]) when there are any.
+pub fn open(
+    spec: &SynthSpec,
+    flows: &[ssdlab::workload::flows::FlowSpec],
+) -> Box<ssdlab::workload::Requests<'static>> {
+    if flows.is_empty() {
+        Box::new(spec.generate().unwrap())
+    } else {
+        Box::new(ssdlab::workload::flows::Merged::open(flows).unwrap())
+    }
+}
+
 /// A one-page request at `t_us` µs to `page` (4 KiB pages), with an optional content hash.
 pub fn page_request(
     t_us: u64,

@@ -16,15 +16,28 @@ pub fn run_with_timeline(
     seed: u64,
     limits: Limits,
 ) -> Result<(serde_json::Value, serde_json::Value, TimelineCounts), SimError> {
+    run_flows_with_timeline(cfg, spec, seed, limits, 1)
+}
+
+/// [`run_with_timeline`] with `spec`'s requests as `flows` I/O flows ([`crate::flows_of`]).
+pub fn run_flows_with_timeline(
+    cfg: &Config,
+    spec: &SynthSpec,
+    seed: u64,
+    limits: Limits,
+    flows: usize,
+) -> Result<(serde_json::Value, serde_json::Value, TimelineCounts), SimError> {
     let layout = Layout::of(cfg);
     let mut timeline = Timeline::new(Vec::new(), layout, limits).unwrap();
-    let mut gen = spec.generate().unwrap();
+    let flows = crate::flows_of(spec, flows);
+    let mut gen = crate::open(spec, &flows);
     let opts = RunOptions {
         seed,
         verify: true,
+        flows,
         ..Default::default()
     };
-    let mut sim = Simulation::new(cfg, opts, &mut gen)?;
+    let mut sim = Simulation::new(cfg, opts, &mut *gen)?;
     sim.on_timeline(Box::new(&mut timeline));
     let s = sim.run()?;
     let (bytes, counts) = timeline.finish().unwrap();
