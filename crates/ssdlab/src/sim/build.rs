@@ -31,7 +31,13 @@ impl<'w> Simulation<'w> {
             ));
         }
         if let Some(limit) = opts.max_memory_bytes {
-            let estimate = memory::estimate_with(cfg, &policies, opts.keeps_full_versions());
+            let mut estimate = memory::estimate_with(cfg, &policies, opts.keeps_full_versions());
+            if opts.flows.len() > 1 {
+                estimate.parts.push((
+                    format!("{} I/O flows (metrics, queues)", opts.flows.len()),
+                    flows::bytes(opts.flows.len()),
+                ));
+            }
             if estimate.total() > limit {
                 return Err(SimError::MemoryLimit { limit, estimate });
             }

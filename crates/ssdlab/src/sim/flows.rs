@@ -33,6 +33,22 @@ impl FlowState {
     }
 }
 
+/// Memory `n` flows take beyond a run of one: each flow's metrics (two latency histograms of
+/// the run's range and precision), and the flows' queues at their bound (a `VecDeque` may
+/// hold twice its length while it grows); bytes.
+pub fn bytes(n: usize) -> u64 {
+    if n < 2 {
+        return 0;
+    }
+    let m = RequestMetrics::default();
+    let histograms = (m.read.distinct_values() + m.write.distinct_values()) * 8;
+    let per_flow = (std::mem::size_of::<FlowState>() + histograms) as u64;
+    let queued = 2
+        * super::admit::MAX_QUEUED as u64
+        * std::mem::size_of::<(crate::time::SimTime, crate::workload::Request)>() as u64;
+    n as u64 * per_flow + queued
+}
+
 /// The first host page and the number of host pages of flow `flow` among `flows` flows on a
 /// drive of `logical` host pages.
 pub(super) fn space(flow: u16, flows: usize, logical: u64) -> (u64, u64) {
@@ -81,6 +97,19 @@ impl Simulation<'_> {
 #[cfg(test)]
 mod tests {
     use super::space;
+
+    #[test]
+    fn flows_cost_memory_only_when_there_are_several() {
+        assert_eq!(super::bytes(1), 0);
+        let (two, three) = (super::bytes(2), super::bytes(3));
+        // A flow's two histograms are hundreds of KiB; the queues' bound is tens of MiB.
+        assert!(
+            three - two > 100 << 10 && three - two < 4 << 20,
+            "{}",
+            three - two
+        );
+        assert!(two > 10 << 20 && two < 100 << 20, "{two}");
+    }
 
     #[test]
     fn flows_split_the_logical_space_equally_and_one_flow_has_it_all() {

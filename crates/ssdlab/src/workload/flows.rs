@@ -21,7 +21,8 @@ use super::Request;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-/// Most flows one run takes (each keeps its own latency histograms, ~100 KiB).
+/// Most flows one run takes (each keeps its own latency histograms, about 0.9 MiB: see
+/// `sim::flows::bytes`).
 pub const MAX_FLOWS: usize = 256;
 
 /// One I/O flow: a name, one source, and where its requests fall in the run's time.
