@@ -928,3 +928,103 @@ fn a_committed_point_re_runs_with_a_timeline_and_gives_its_stored_result() {
         .stderr(contains("no point `no-such-point`"));
     assert!(!out.exists());
 }
+
+#[test]
+fn a_workload_of_flows_runs_each_alone_and_reports_per_flow_metrics() {
+    let dir = fresh_dir("flows");
+    let text = format!(
+        r#"
+name = "tenants-tiny"
+title = "Two tenants"
+preset = "tiny"
+seeds = 2
+baseline = "FIFO"
+
+[[workload]]
+name = "two"
+alone = true
+[[workload.flow]]
+name = "reader"
+trace = "{}"
+limit = 300
+[[workload.flow]]
+name = "writer"
+synth = "requests=300,write_ratio=1,iat_us=200,footprint_gib=0.002,seed=4"
+
+[[variant]]
+name = "FIFO"
+[[variant]]
+name = "RPS"
+scheme = "rps"
+
+[[figure]]
+id = "slowdown"
+title = "Reader slowdown"
+kind = "bars"
+metric = "flows.reader.slowdown"
+"#,
+        trace()
+    );
+    std::fs::write(dir.join("experiment.toml"), text).unwrap();
+    ssdlab()
+        .args(["experiment", "run"])
+        .arg(&dir)
+        .assert()
+        .success();
+    assert_eq!(results(&dir), 4);
+    let mut writers = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir(dir.join("results")).unwrap() {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap()).unwrap();
+        let s = &v["summary"];
+        let flows = s["flows"].as_array().unwrap();
+        assert_eq!(flows[0]["requests"], 300);
+        assert!(flows[0]["slowdown"].as_f64().unwrap() > 0.0);
+        assert!(s["fairness"].as_f64().unwrap() <= 1.0);
+        // The second seed draws the writer's stream from its own seed; the trace is the same.
+        writers.insert(
+            v["point"]["source"]["flows"][1]["synth"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+        assert!(v["command"]
+            .as_str()
+            .unwrap()
+            .contains("--flow 'reader=trace:"));
+    }
+    assert_eq!(writers.len(), 2, "{writers:?}");
+    ssdlab()
+        .args(["experiment", "report"])
+        .arg(&dir)
+        .assert()
+        .success();
+    let report = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
+    assert!(report.contains("flow `reader`: trace"), "{report}");
+    assert!(
+        report.contains("| two | 1."),
+        "the slowdown table: {report}"
+    );
+    // A workload-level trace key beside flows, and `alone` with one flow, are refused by name.
+    for (bad, want) in [
+        (
+            "name = \"two\"\nalone = true\n",
+            "`alone` measures each flow's slowdown beside the others",
+        ),
+        (
+            "name = \"two\"\nlimit = 5\n",
+            "`limit` beside `[[workload.flow]]` tables",
+        ),
+    ] {
+        let one = format!(
+            "name = \"x\"\ntitle = \"x\"\npreset = \"tiny\"\n[[workload]]\n{bad}[[workload.flow]]\nname = \"w\"\nsynth = \"requests=5\"\n[[variant]]\nname = \"v\"\n"
+        );
+        std::fs::write(dir.join("experiment.toml"), one).unwrap();
+        ssdlab()
+            .args(["experiment", "run"])
+            .arg(&dir)
+            .assert()
+            .code(2)
+            .stderr(contains(want));
+    }
+}

@@ -6,6 +6,7 @@ use crate::config::{Config, ConfigBuilder};
 use crate::metrics::Summary;
 use crate::sim::{RunOptions, Simulation};
 use crate::workload::extend::{ExtendSpec, Extended};
+use crate::workload::flows::{FlowSpec, Merged};
 use crate::workload::synth::SynthSpec;
 use crate::workload::trace::{TraceOptions, TraceReader};
 use crate::workload::Requests;
@@ -42,11 +43,46 @@ pub enum WorkloadRef {
         /// `key=value,...`
         spec: String,
     },
+    /// Several I/O flows (trace paths absolute).
+    Flows {
+        /// The flows.
+        flows: Vec<FlowSpec>,
+        /// Each flow also run alone (slowdowns, fairness).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        alone: bool,
+    },
+}
+
+/// Adds the contents of the regular file `path` to `h`.
+fn hash_file(path: &Path, h: &mut Sha256) -> Result<(), ExperimentError> {
+    let mut f = std::fs::File::open(path).map_err(io_err(path))?;
+    // Only a regular file has contents that can be hashed and replayed the same way twice (a
+    // device such as /dev/zero never ends; a pipe is consumed).
+    if !f.metadata().map_err(io_err(path))?.is_file() {
+        return Err(ExperimentError::Spec {
+            path: path.display().to_string(),
+            message: "an experiment's trace must be a regular file (its contents are hashed into the point's identity)".into(),
+        });
+    }
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f.read(&mut buf).map_err(io_err(path))?;
+        if n == 0 {
+            return Ok(());
+        }
+        h.update(&buf[..n]);
+    }
 }
 
 impl WorkloadRef {
     /// The reference of a workload of an experiment in `dir`.
     pub fn of(w: &WorkloadSpec, dir: &Path) -> Self {
+        if !w.flows.is_empty() {
+            return WorkloadRef::Flows {
+                flows: w.flows.iter().map(|f| f.clone().resolved(dir)).collect(),
+                alone: w.alone,
+            };
+        }
         match (&w.trace, &w.synth) {
             (Some(t), _) => WorkloadRef::Trace {
                 path: if t.is_absolute() {
@@ -97,18 +133,39 @@ impl WorkloadRef {
                     extend: Some(extend),
                 }
             }
-            WorkloadRef::Synth { spec } if replica > 0 => {
-                // A spec that does not parse is left as is: running it reports the error.
-                let Ok(parsed) = spec.parse::<SynthSpec>() else {
-                    return WorkloadRef::Synth { spec };
-                };
-                let seed = parsed.seed.wrapping_add(u64::from(replica)).to_string();
-                WorkloadRef::Synth {
-                    spec: with_spec_key(&spec, "seed", &seed),
-                }
-            }
+            WorkloadRef::Flows { flows, alone } if replica > 0 => WorkloadRef::Flows {
+                flows: flows
+                    .into_iter()
+                    .map(|mut f| {
+                        // Each flow's own stream moves as a workload's does.
+                        f.synth = f.synth.map(|spec| Self::synth_replica(spec, replica));
+                        f.extend = f.extend.map(|e| match e.parse::<ExtendSpec>() {
+                            Ok(mut spec) => {
+                                spec.seed = spec.seed.wrapping_add(u64::from(replica));
+                                spec.to_string()
+                            }
+                            Err(_) => e,
+                        });
+                        f
+                    })
+                    .collect(),
+                alone,
+            },
+            WorkloadRef::Synth { spec } if replica > 0 => WorkloadRef::Synth {
+                spec: Self::synth_replica(spec, replica),
+            },
             other => other,
         }
+    }
+
+    /// Synthetic spec `spec` drawing its stream from its seed plus `replica`.
+    fn synth_replica(spec: String, replica: u32) -> String {
+        // A spec that does not parse is left as is: running it reports the error.
+        let Ok(parsed) = spec.parse::<SynthSpec>() else {
+            return spec;
+        };
+        let seed = parsed.seed.wrapping_add(u64::from(replica)).to_string();
+        with_spec_key(&spec, "seed", &seed)
     }
 
     /// A fingerprint of the requests: the trace's content hash with its reading options, or
@@ -127,23 +184,7 @@ impl WorkloadRef {
                 device,
                 extend,
             } => {
-                let mut f = std::fs::File::open(path).map_err(io_err(path))?;
-                // Only a regular file has contents that can be hashed and replayed the same way
-                // twice (a device such as /dev/zero never ends; a pipe is consumed).
-                if !f.metadata().map_err(io_err(path))?.is_file() {
-                    return Err(ExperimentError::Spec {
-                        path: path.display().to_string(),
-                        message: "an experiment's trace must be a regular file (its contents are hashed into the point's identity)".into(),
-                    });
-                }
-                let mut buf = vec![0u8; 1 << 16];
-                loop {
-                    let n = f.read(&mut buf).map_err(io_err(path))?;
-                    if n == 0 {
-                        break;
-                    }
-                    h.update(&buf[..n]);
-                }
+                hash_file(path, &mut h)?;
                 h.update(format!("{format:?}|{limit:?}|{device:?}").as_bytes());
                 if *skip > 0 {
                     h.update(format!("|skip {skip}").as_bytes());
@@ -153,6 +194,24 @@ impl WorkloadRef {
                 }
             }
             WorkloadRef::Synth { spec } => h.update(spec.as_bytes()),
+            WorkloadRef::Flows { flows, alone } => {
+                for f in flows {
+                    // A trace by its contents (as a workload's: the same point wherever the
+                    // experiment directory is), then every other key.
+                    if let Some(t) = &f.trace {
+                        hash_file(t, &mut h)?;
+                    }
+                    let keys = FlowSpec {
+                        trace: None,
+                        ..f.clone()
+                    };
+                    let keys = serde_json::to_string(&keys).expect("a flow serialises");
+                    h.update(keys.as_bytes());
+                }
+                if *alone {
+                    h.update(b"|alone");
+                }
+            }
         }
         Ok(hex(&h.finalize()[..8]))
     }
@@ -345,6 +404,39 @@ impl Point {
                 }
             }
             WorkloadRef::Synth { spec } => c.push_str(&format!(" --synth '{spec}'")),
+            WorkloadRef::Flows { flows, alone } => {
+                for f in flows {
+                    match (&f.trace, &f.synth) {
+                        (Some(t), _) => {
+                            c.push_str(&format!(" --flow '{}=trace:{}'", f.name, t.display()))
+                        }
+                        (None, s) => c.push_str(&format!(
+                            " --flow '{}=synth:{}'",
+                            f.name,
+                            s.as_deref().unwrap_or_default()
+                        )),
+                    }
+                }
+                if *alone {
+                    c.push_str(" --alone");
+                }
+                let plain = FlowSpec {
+                    name: String::new(),
+                    trace: None,
+                    synth: None,
+                    ..FlowSpec::named("")
+                };
+                if flows.iter().any(|f| {
+                    FlowSpec {
+                        name: String::new(),
+                        trace: None,
+                        synth: None,
+                        ..f.clone()
+                    } != plain
+                }) {
+                    c.push_str(" # with the other keys of the experiment's [[workload.flow]] tables, in a --config file");
+                }
+            }
         }
         if self.verify {
             c.push_str(" --verify");
@@ -388,10 +480,13 @@ impl Point {
             max_memory_bytes: max_memory,
             full_events: false,
             full_versions: false,
-            flows: Vec::new(),
+            flows: match &self.source {
+                WorkloadRef::Flows { flows, .. } => flows.clone(),
+                _ => Vec::new(),
+            },
         };
         let simulate = |w: &mut Requests, pre: Option<&mut Requests>| {
-            let mut sim = Simulation::build(&cfg, opts, w, pre, &|_, _| {})
+            let mut sim = Simulation::build(&cfg, opts.clone(), w, pre, &|_, _| {})
                 .map_err(|e| fail(e.to_string()))?;
             if let Some(t) = timeline {
                 sim.on_timeline(t);
@@ -436,6 +531,18 @@ impl Point {
                     s.trace = Some(reader.counts.clone());
                     s
                 }
+            }
+            WorkloadRef::Flows { flows, alone } => {
+                let open = || Merged::open(flows).map_err(|e| fail(e.to_string()));
+                let mut pre = cfg.precondition.pre_process.then(open).transpose()?;
+                let alone = alone
+                    .then(|| super::run_alone(&cfg, &opts, flows).map_err(fail))
+                    .transpose()?;
+                let mut s = simulate(&mut open()?, pre.as_mut().map(|r| r as &mut Requests))?;
+                if let Some(alone) = alone {
+                    s.add_alone(&alone);
+                }
+                s
             }
             WorkloadRef::Synth { spec } => {
                 let spec: SynthSpec = spec.parse().map_err(fail)?;

@@ -213,6 +213,15 @@ pub struct WorkloadSpec {
     /// A note for the report (e.g. "synthetic stand-in for Fin2, which is not public").
     #[serde(default)]
     pub note: String,
+    /// Several I/O flows sharing the drive instead of `trace` or `synth` (`[[workload.flow]]`
+    /// tables, the keys of a config file's `[[flow]]`; trace paths relative to the experiment
+    /// directory). Figures name a flow's metrics `flows.<name>.<key>`.
+    #[serde(default, rename = "flow", skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<crate::workload::flows::FlowSpec>,
+    /// With flows: each point also runs every flow alone on its drive, for each flow's
+    /// `slowdown` and the point's `fairness` (as `ssdlab run --alone`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub alone: bool,
 }
 
 /// One variant (a scheme or policy setting).
@@ -319,6 +328,35 @@ pub struct FigureSpec {
 }
 
 impl ExperimentSpec {
+    /// Checks a workload of I/O flows: no workload-level source or trace keys beside them, and
+    /// each flow as a run checks it.
+    fn check_flows(&self, w: &WorkloadSpec) -> Result<(), String> {
+        let beside = [
+            ("trace", w.trace.is_some()),
+            ("synth", w.synth.is_some()),
+            ("extend", w.extend.is_some()),
+            ("format", w.format.is_some()),
+            ("limit", w.limit.is_some()),
+            ("skip", w.skip > 0),
+            ("device", w.device.is_some()),
+        ];
+        if let Some((key, _)) = beside.iter().find(|k| k.1) {
+            return Err(format!(
+                "workload `{}`: `{key}` beside `[[workload.flow]]` tables: give it in the flow's own table",
+                w.name
+            ));
+        }
+        crate::workload::flows::FlowSpec::check_all(&w.flows)
+            .map_err(|e| format!("workload `{}`: {e}", w.name))?;
+        if w.alone && w.flows.len() < 2 {
+            return Err(format!(
+                "workload `{}`: `alone` measures each flow's slowdown beside the others: give two or more flows",
+                w.name
+            ));
+        }
+        Ok(())
+    }
+
     /// Reads `DIR/experiment.toml`.
     ///
     /// # Errors
@@ -377,9 +415,19 @@ impl ExperimentSpec {
             "figure",
         )?;
         for w in &self.workloads {
+            if !w.flows.is_empty() {
+                self.check_flows(w)?;
+                continue;
+            }
+            if w.alone {
+                return Err(format!(
+                    "workload `{}`: `alone` runs each I/O flow by itself; give `[[workload.flow]]` tables",
+                    w.name
+                ));
+            }
             if w.trace.is_some() == w.synth.is_some() {
                 return Err(format!(
-                    "workload `{}`: give exactly one of `trace` and `synth`",
+                    "workload `{}`: give exactly one of `trace`, `synth` and `[[workload.flow]]` tables",
                     w.name
                 ));
             }

@@ -400,7 +400,27 @@ impl RequestMetrics {
     }
 }
 
-/// A numeric value at a dotted path of a run summary's JSON (`read.mean_us`, `flash.erases`).
+/// A numeric value at a dotted path of a run summary's JSON (`read.mean_us`, `flash.erases`);
+/// in a list of named objects a part names its element (`flows.reader.read.mean_us`).
 pub fn metric(summary: &serde_json::Value, path: &str) -> Option<f64> {
-    path.split('.').try_fold(summary, |v, k| v.get(k))?.as_f64()
+    path.split('.')
+        .try_fold(summary, |v, k| match v {
+            serde_json::Value::Array(items) => items
+                .iter()
+                .find(|i| i.get("name").and_then(serde_json::Value::as_str) == Some(k)),
+            _ => v.get(k),
+        })?
+        .as_f64()
+}
+
+#[cfg(test)]
+mod metric_tests {
+    #[test]
+    fn a_path_names_a_flow_of_the_list() {
+        let s = serde_json::json!({"read": {"mean_us": 3.0},
+            "flows": [{"name": "a", "read": {"mean_us": 1.0}}, {"name": "b", "read": {"mean_us": 2.0}}]});
+        assert_eq!(super::metric(&s, "read.mean_us"), Some(3.0));
+        assert_eq!(super::metric(&s, "flows.b.read.mean_us"), Some(2.0));
+        assert_eq!(super::metric(&s, "flows.c.read.mean_us"), None);
+    }
 }

@@ -48,6 +48,17 @@ pub fn metric_label(path: &str) -> String {
     if let Some(l) = fixed {
         return l.to_string();
     }
+    // An I/O flow's metric: the flow named, then its metric's label.
+    if let Some((flow, rest)) = path.strip_prefix("flows.").and_then(|p| p.split_once('.')) {
+        let what = match rest {
+            "slowdown" => "slowdown, mean response time shared ÷ alone".to_string(),
+            other => metric_label(other),
+        };
+        return format!("{flow}: {what}");
+    }
+    if path == "fairness" {
+        return "fairness, smallest flow slowdown ÷ largest".to_string();
+    }
     if let Some(kind) = path.strip_prefix("shadow.relocated_pct.") {
         return format!("relocations of {} pages (%)", kind.replace('_', " "));
     }
@@ -99,6 +110,14 @@ mod tests {
             "relocations of twin shadow pages (%)"
         );
         assert_eq!(metric_label("something.new"), "something.new");
+        assert_eq!(
+            metric_label("flows.search.read.mean_us"),
+            "search: mean read latency (µs)"
+        );
+        assert_eq!(
+            metric_words("flows.search.slowdown"),
+            "search: slowdown, mean response time shared ÷ alone"
+        );
     }
 
     #[test]

@@ -183,7 +183,8 @@ impl<'a> Data<'a> {
     }
 
     /// A compact label for figure axes: the workload and each grid value without the prefix
-    /// all values of its key share (`pe-suspension-slc` → `slc`).
+    /// of words all values of its key share (`pe-suspension-slc` → `slc`; numbers whole:
+    /// `0.9` stays `0.9` beside `0.0`).
     fn short_label(&self, workload: &str, grid: &BTreeMap<String, String>) -> String {
         let mut label = workload.to_string();
         for (k, v) in grid {
@@ -205,6 +206,15 @@ impl<'a> Data<'a> {
                             .take_while(|(a, b)| a == b)
                             .count()
                     });
+            // Only whole words: up to the last `-` or `_` of the shared prefix.
+            let common = values.first().map_or(0, |v| {
+                v.chars()
+                    .take(common)
+                    .enumerate()
+                    .filter(|(_, c)| matches!(c, '-' | '_'))
+                    .last()
+                    .map_or(0, |(i, _)| i + 1)
+            });
             let short = if values.len() > 1 {
                 v.chars().skip(common).collect::<String>()
             } else {

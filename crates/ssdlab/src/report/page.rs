@@ -74,7 +74,19 @@ fn workloads_md(spec: &ExperimentSpec) -> String {
                     .unwrap_or_default()
             ),
             (_, Some(s)) => format!("synthetic `{s}`"),
-            _ => String::new(),
+            _ => w
+                .flows
+                .iter()
+                .map(|f| {
+                    let source = match (&f.trace, &f.synth) {
+                        (Some(t), _) => format!("trace `{}`", t.display()),
+                        (_, s) => format!("synthetic `{}`", s.as_deref().unwrap_or_default()),
+                    };
+                    format!("flow `{}`: {source}", f.name)
+                })
+                .chain(w.alone.then(|| "each flow also run alone".to_string()))
+                .collect::<Vec<_>>()
+                .join("; "),
         };
         let _ = writeln!(
             o,

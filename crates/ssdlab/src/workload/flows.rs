@@ -29,7 +29,7 @@ pub const MAX_FLOWS: usize = 256;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
-    /// Its name in results (letters, digits, `-`, `_`, `.`; unique in the run).
+    /// Its name in results (letters, digits, `-`, `_`; unique in the run).
     pub name: String,
     /// A trace file (any format `ssdlab run --trace` reads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -220,10 +220,11 @@ impl FlowSpec {
             && name.len() <= 64
             && name
                 .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'));
         if !valid_name {
+            // A flow's metrics are named `flows.<name>.<key>`: no dots in a name.
             return Err(format!(
-                "flow name `{name}`: expected 1 to 64 letters, digits, `-`, `_` or `.`"
+                "flow name `{name}`: expected 1 to 64 letters, digits, `-` or `_`"
             ));
         }
         let at = |key: &str, what: String| Err(format!("flow `{name}`: `{key}`: {what}"));
