@@ -201,6 +201,9 @@ pub struct Timeline<W: Write> {
     error: Option<io::Error>,
     /// Ids of the async spans written (GC jobs, suspensions).
     spans: u64,
+    /// With several I/O flows: the flows met so far, in that order; flow `i`'s requests are
+    /// drawn under a process of their own after the host's.
+    flows: Vec<String>,
 }
 
 /// One trace event; `ts` and `dur` in ns, written as µs with three decimals (exact).
@@ -261,6 +264,7 @@ impl<W: Write> Timeline<W> {
             first: true,
             error: None,
             spans: 0,
+            flows: Vec::new(),
         };
         t.out
             .write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;
@@ -305,6 +309,24 @@ impl<W: Write> Timeline<W> {
         )?;
         t.meta("process_sort_index", host, 0, &Sorted { sort_index: host })?;
         Ok(t)
+    }
+
+    /// The process of I/O flow `flow`'s requests, named when first met.
+    fn flow_process(&mut self, flow: &str) -> u32 {
+        let host = self.layout.channels;
+        if let Some(i) = self.flows.iter().position(|f| f == flow) {
+            return host + 1 + i as u32;
+        }
+        self.flows.push(flow.to_string());
+        let pid = host + self.flows.len() as u32;
+        let name = format!("host requests: flow {flow}");
+        let written = self
+            .meta("process_name", pid, 0, &Named { name: &name })
+            .and_then(|()| self.meta("process_sort_index", pid, 0, &Sorted { sort_index: pid }));
+        if let Err(e) = written {
+            self.error.get_or_insert(e);
+        }
+        pid
     }
 
     fn meta<A: Serialize>(&mut self, name: &str, pid: u32, tid: u32, args: &A) -> io::Result<()> {
@@ -500,7 +522,11 @@ impl<W: Write> TimelineSink for Timeline<W> {
             return;
         }
         let name = if r.op == 'R' { "read" } else { "write" };
-        let (pid, id) = (self.layout.channels, Some(r.id));
+        let pid = match &r.flow {
+            Some(flow) => self.flow_process(flow),
+            None => self.layout.channels,
+        };
+        let id = Some(r.id);
         let open = Event {
             name,
             cat: "request",

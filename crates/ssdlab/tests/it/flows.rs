@@ -252,3 +252,43 @@ fn a_flow_never_holds_more_than_its_queue_depth() {
         fb.host.write.mean_us
     );
 }
+
+#[test]
+fn a_timeline_draws_each_flows_requests_under_its_own_process() {
+    use ssdlab::metrics::timeline::{Layout, Limits, Timeline};
+    let cfg = config("tiny", &[]);
+    let w = "requests=30,write_ratio=0.5,iat_us=50,footprint_gib=0.001,seed=4";
+    let flows = [flow_of("a", w), flow_of("b", w)];
+    let mut merged = Merged::open(&flows).unwrap();
+    let opts = RunOptions {
+        seed: 1,
+        flows: flows.to_vec(),
+        ..Default::default()
+    };
+    let mut timeline = Timeline::new(Vec::new(), Layout::of(&cfg), Limits::default()).unwrap();
+    let mut sim = Simulation::new(&cfg, opts, &mut merged).unwrap();
+    sim.on_timeline(Box::new(&mut timeline));
+    sim.run().unwrap();
+    let (bytes, _) = timeline.finish().unwrap();
+    let file: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    let events = file["traceEvents"].as_array().unwrap();
+    let process = |pid: &serde_json::Value| {
+        events
+            .iter()
+            .find(|e| e["name"] == "process_name" && &e["pid"] == pid)
+            .map(|e| e["args"]["name"].as_str().unwrap().to_string())
+    };
+    let mut seen = std::collections::BTreeMap::new();
+    for e in events
+        .iter()
+        .filter(|e| e["cat"] == "request" && e["ph"] == "b")
+    {
+        let flow = e["args"]["flow"].as_str().unwrap();
+        assert_eq!(
+            process(&e["pid"]).as_deref(),
+            Some(format!("host requests: flow {flow}").as_str())
+        );
+        *seen.entry(flow.to_string()).or_insert(0) += 1;
+    }
+    assert_eq!(seen, [("a".to_string(), 30), ("b".to_string(), 30)].into());
+}
