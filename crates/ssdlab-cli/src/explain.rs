@@ -116,17 +116,28 @@ pub fn slowest(path: &Path, n: usize) -> Result<String> {
             path.display()
         );
     }
+    // With several I/O flows, the flow of each request.
+    let flows = top.iter().any(|t| t.2.args["flow"].is_string());
     let mut out = format!(
-        "{:>10}  {:<5} {:>14} {:>12}  largest wait\n",
-        "id", "op", "arrival", "response"
+        "{:>10}  {:<5} {:>14} {:>12}  {}largest wait\n",
+        "id",
+        "op",
+        "arrival",
+        "response",
+        if flows { "flow          " } else { "" }
     );
     for (r, id, e) in &top {
         let w = waits(&e.args)
             .into_iter()
             .find(|(k, _)| k.starts_with("wait_"))
             .map_or("-".to_string(), |(k, v)| format!("{} {}", cause(&k), ms(v)));
+        let flow = if flows {
+            format!("{:<13} ", e.args["flow"].as_str().unwrap_or("-"))
+        } else {
+            String::new()
+        };
         out += &format!(
-            "{id:>10}  {:<5} {:>14} {:>12}  {w}\n",
+            "{id:>10}  {:<5} {:>14} {:>12}  {flow}{w}\n",
             e.name,
             ms(e.ts),
             ms(*r)
@@ -167,8 +178,12 @@ pub fn explain(path: &Path, id: u64) -> Result<String> {
     let a = &span.args;
     let arrival = span.ts;
     let response = a["response_us"].as_f64().unwrap_or(0.0);
+    let flow = a["flow"]
+        .as_str()
+        .map(|f| format!(" of flow `{f}`"))
+        .unwrap_or_default();
     let mut out = format!(
-        "request {id}: {} of {} B at offset {} arrived at {}, completed after {}\n",
+        "request {id}{flow}: {} of {} B at offset {} arrived at {}, completed after {}\n",
         span.name,
         a["size"],
         a["offset"],

@@ -320,3 +320,44 @@ fn flow_misuse_is_refused_by_name() {
         .success()
         .stderr(contains("[[flow]] tables of"));
 }
+
+#[test]
+fn explain_names_each_requests_flow() {
+    let tl = tmp("flows-timeline.json");
+    ssdlab()
+        .args([
+            "run",
+            "--preset",
+            "tiny",
+            "-q",
+            "--flow",
+            "a=synth:requests=100,write_ratio=0.5,iat_us=50,footprint_gib=0.001,seed=4",
+            "--flow",
+            "b=synth:requests=100,write_ratio=0.9,iat_us=40,footprint_gib=0.001,seed=5",
+            "--timeline",
+        ])
+        .arg(&tl)
+        .assert()
+        .success();
+    let out = ssdlab()
+        .arg("explain")
+        .arg(&tl)
+        .args(["--slowest", "5"])
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.lines().next().unwrap().contains("flow"), "{text}");
+    assert!(
+        text.lines()
+            .skip(1)
+            .all(|l| l.contains(" a ") || l.contains(" b ")),
+        "{text}"
+    );
+    ssdlab()
+        .arg("explain")
+        .arg(&tl)
+        .arg("0")
+        .assert()
+        .success()
+        .stdout(contains("request 0 of flow `"));
+}
