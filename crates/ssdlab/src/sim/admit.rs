@@ -288,7 +288,7 @@ impl Simulation<'_> {
     /// the logical capacity (its flow's) and is folded onto it (`ftl.out_of_range = "wrap"`).
     fn check_range(&mut self, r: &Request, index: u64) -> Result<(), SimError> {
         let ps = u64::from(self.geo.page_size_bytes);
-        let logical = self.flow_space(r.flow).1;
+        let logical = self.flow_pages(r.flow);
         // A request ending past 2^64 bytes cannot be addressed (readers refuse it; this guards
         // requests from other sources).
         let Some(end_bytes) = r.offset_bytes.checked_add(r.size_bytes) else {

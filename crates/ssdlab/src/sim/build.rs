@@ -49,6 +49,29 @@ impl<'w> Simulation<'w> {
         let mut ftl = Ftl::new(cfg, rngs.stream("gc-victim"), tables)?;
         // The host's pages, before any policy appends pages of its own.
         let host_logical = ftl.map.logical_pages();
+        let spaces = flows::Spaces::new(
+            &opts.flows,
+            &geo,
+            |lpn| ftl.home_plane(lpn).0,
+            u64::from(host_logical),
+        )
+        .map_err(SimError::Flows)?;
+        if !spaces.parts().is_empty() {
+            let why = if cfg.ftl.allocation != crate::config::Allocation::Static
+                || cfg.ftl.plane_choice != crate::config::PlaneChoice::Static
+            {
+                Some("ftl.allocation = \"static\" and ftl.plane_choice = \"static\" (a flow's pages are its planes' by striping)")
+            } else if policies.mapper().is_some() {
+                Some("no scheme that maps host pages to others (deduplication)")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(SimError::Flows(format!(
+                    "flows confined to channels, chips, dies or planes need {why}"
+                )));
+            }
+        }
         ftl.relocate_into_levels(policies.relocation_levels());
         let pre = match (cfg.precondition.pre_process, pre_pass) {
             (false, _) => None,
@@ -56,7 +79,7 @@ impl<'w> Simulation<'w> {
                 it,
                 u64::from(geo.page_size_bytes),
                 u64::from(host_logical),
-                opts.flows.len(),
+                &spaces,
             )?),
             (true, None) => {
                 return Err(SimError::PreProcess(
@@ -128,6 +151,7 @@ impl<'w> Simulation<'w> {
             host: HostState::default(),
             metrics: Metrics::default(),
             flows: flows::FlowState::all(&opts.flows),
+            spaces,
             workload,
             progress: None,
             precondition_wall_s: started.elapsed().as_secs_f64(),

@@ -358,6 +358,8 @@ pub struct Simulation<'w> {
     metrics: Metrics,
     /// Per I/O flow, with several (`sim/flows.rs`).
     flows: Vec<flows::FlowState>,
+    /// Where each flow's logical space lies.
+    spaces: flows::Spaces,
     workload: &'w mut Requests<'w>,
     progress: Option<Progress<'w>>,
     precondition_wall_s: f64,
@@ -504,6 +506,7 @@ impl<'w> Simulation<'w> {
                     || policies.list.iter().flatten().any(|p| p.holds_newer(lpn))
             };
             verify::check_ftl(&self.ftl, &newer)?;
+            self.check_partitions()?;
             for p in self.policies.list.iter().flatten() {
                 p.verify(&self.ftl)?;
             }

@@ -39,8 +39,8 @@ struct Counts {
 }
 
 /// The pages `requests` reads before writing them, in the order of their first read; pages
-/// are `page_bytes` long and folded onto `logical` pages, each of `flows` flows onto its own
-/// share, as the run folds them.
+/// are `page_bytes` long and folded onto `logical` pages, each flow's onto its own space
+/// (`spaces`), as the run folds them.
 ///
 /// # Errors
 /// The workload's own errors, and [`SimError::PreProcess`] past [`MAX_PAGES`] distinct pages.
@@ -48,7 +48,7 @@ pub(super) fn scan(
     requests: &mut Requests,
     page_bytes: u64,
     logical: u64,
-    flows: usize,
+    spaces: &super::flows::Spaces,
 ) -> Result<Vec<PreRead>, SimError> {
     let mut pages: FxHashMap<u32, Counts> = FxHashMap::default();
     let mut order = 0u32;
@@ -59,11 +59,11 @@ pub(super) fn scan(
             .offset_bytes
             .saturating_add(r.size_bytes)
             .div_ceil(page_bytes);
-        let (base, share) = super::flows::space(r.flow, flows, logical);
+        let share = spaces.pages(r.flow, logical);
         // A request longer than its space touches each page once per pass over it; one pass
         // gives the same first-read order and classes as more.
         for page in first..end.min(first.saturating_add(share)) {
-            let lpn = (base + page % share) as u32;
+            let lpn = spaces.lpn(r.flow, page, logical);
             if pages.len() >= MAX_PAGES && !pages.contains_key(&lpn) {
                 return Err(SimError::PreProcess(format!(
                     "the workload touches more than {MAX_PAGES} distinct pages; pre-process a shorter prefix or turn precondition.pre_process off"
@@ -156,7 +156,7 @@ mod tests {
             req(R, 7, 1),
         ]
         .into_iter();
-        let pre = scan(&mut it, 4096, 10, 1).unwrap();
+        let pre = scan(&mut it, 4096, 10, &super::super::flows::Spaces::Equal(1)).unwrap();
         let got: Vec<_> = pre.iter().map(|p| (p.lpn, p.reads, p.writes)).collect();
         assert_eq!(got, vec![(8, 2, 1), (7, 2, 0), (2, 1, 0)]);
     }

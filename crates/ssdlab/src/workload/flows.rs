@@ -66,6 +66,18 @@ pub struct FlowSpec {
     /// response times counting from arrival. 0: no limit of its own.
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub queue_depth: u32,
+    /// The channels the flow's data may be placed on (MQSim's `Channel_IDs`; all when empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub channels: Vec<u32>,
+    /// The chips of each of those channels (MQSim's `Chip_IDs`; all when empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chips: Vec<u32>,
+    /// The dies of each of those chips (MQSim's `Die_IDs`; all when empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dies: Vec<u32>,
+    /// The planes of each of those dies (MQSim's `Plane_IDs`; all when empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub planes: Vec<u32>,
 }
 
 /// NVMe priority classes of a submission queue (NVMe base specification, weighted round robin
@@ -151,7 +163,19 @@ impl FlowSpec {
             time_scale: 1.0,
             priority: Priority::High,
             queue_depth: 0,
+            channels: Vec::new(),
+            chips: Vec::new(),
+            dies: Vec::new(),
+            planes: Vec::new(),
         }
+    }
+
+    /// Whether the flow is confined to some channels, chips, dies or planes.
+    pub fn partitioned(&self) -> bool {
+        !(self.channels.is_empty()
+            && self.chips.is_empty()
+            && self.dies.is_empty()
+            && self.planes.is_empty())
     }
 
     /// The flows of the `[[flow]]` tables `value` (the `flow` key of a TOML file `origin`),
@@ -278,6 +302,23 @@ impl FlowSpec {
                 "time_scale",
                 format!("{}: expected a factor > 0 and <= 1e6", self.time_scale),
             );
+        }
+        for (key, ids) in [
+            ("channels", &self.channels),
+            ("chips", &self.chips),
+            ("dies", &self.dies),
+            ("planes", &self.planes),
+        ] {
+            if ids.len() > 4096 {
+                return at(key, format!("{} ids: at most 4096", ids.len()));
+            }
+            if let Some((i, id)) = ids
+                .iter()
+                .enumerate()
+                .find(|(i, id)| ids[..*i].contains(id))
+            {
+                return at(key, format!("id {id} is given twice (entry {})", i + 1));
+            }
         }
         if self.queue_depth > MAX_QUEUE_DEPTH {
             return at(

@@ -15,12 +15,7 @@ use ssdlab::schemes::SCHEMES;
 use ssdlab::sim::SimError;
 use ssdlab::workload::synth::{Arrivals, SynthSpec};
 
-fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
-    std::env::var(key)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+use crate::env_or;
 
 proptest! {
     #![proptest_config(ProptestConfig {

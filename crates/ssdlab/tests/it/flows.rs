@@ -292,3 +292,41 @@ fn a_timeline_draws_each_flows_requests_under_its_own_process() {
     }
     assert_eq!(seen, [("a".to_string(), 30), ("b".to_string(), 30)].into());
 }
+
+#[test]
+fn confined_flows_keep_their_data_on_their_channels_under_verify() {
+    // Two channels; `a` may use channel 1 only, `b` every channel. --verify checks every
+    // written page of `a` is on its planes, through GC on a filled drive.
+    let cfg = config(
+        "tiny",
+        &[
+            "geometry.channels=2",
+            "precondition.fill=0.8",
+            "precondition.pattern=random",
+        ],
+    );
+    let w = |seed: u64| {
+        format!("requests=3000,write_ratio=0.8,iat_us=20,footprint_gib=0.05,seed={seed}")
+    };
+    let a = FlowSpec {
+        channels: vec![1],
+        ..flow_of("a", &w(1))
+    };
+    let s = run_flows(&cfg, &[a.clone(), flow_of("b", &w(2))]);
+    assert!(s.gc.count > 0, "GC ran");
+    assert_eq!(s.flows[0].requests, 3000);
+    // Refused where pages move by other rules than striping, naming what is needed.
+    for set in ["ftl.allocation=dynamic", "ftl.plane_choice=most-free"] {
+        let cfg = config("tiny", &["geometry.channels=2", set]);
+        let mut merged = Merged::open(&[a.clone(), flow_of("b", &w(2))]).unwrap();
+        let opts = RunOptions {
+            flows: merged.specs().to_vec(),
+            ..Default::default()
+        };
+        let e = Simulation::new(&cfg, opts, &mut merged)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(e.contains("need ftl.allocation = \"static\""), "{set}: {e}");
+    }
+}

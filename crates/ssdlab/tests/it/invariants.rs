@@ -44,7 +44,7 @@ fn small_mix(write_ratio: f64, pages: u32, seed: u64) -> SynthSpec {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::env_or("SSDLAB_PROPTEST_CASES", 32), ..ProptestConfig::default() })]
 
     #[test]
     fn verified_runs_hold_invariants(
@@ -91,6 +91,7 @@ proptest! {
         flows in prop::sample::select(vec![1usize, 1, 2, 3]),
         arbitration in prop::sample::select(vec!["fifo", "round-robin", "weighted-round-robin"]),
         flow_depth in prop::sample::select(vec![0u32, 1, 4]),
+        confine in any::<bool>(),
     ) {
         // Combinations validation refuses are turned into their nearest allowed one, so most
         // cases run (refused ones prove nothing): most-free plane choice needs static
@@ -153,9 +154,11 @@ proptest! {
         let flow_specs: Vec<FlowSpec> = (0..flows)
             .map(|k| FlowSpec {
                 synth: Some(SynthSpec { requests: 1500 / flows as u64, seed: seed + k as u64, ..spec.clone() }.to_string()),
-                // Each flow in another priority class; the first held to `flow_depth` requests.
+                // Each flow in another priority class; the first held to `flow_depth` requests
+                // and, where placement follows striping, confined to the first die.
                 priority: [Priority::High, Priority::Low, Priority::Urgent][k],
                 queue_depth: if k == 0 { flow_depth } else { 0 },
+                dies: if k == 0 && confine && alloc == "static" && plane_choice == "static" { vec![0] } else { vec![] },
                 ..FlowSpec::named(&format!("f{k}"))
             })
             .collect();

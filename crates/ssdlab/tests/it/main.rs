@@ -133,6 +133,14 @@ pub fn run_synth(cfg: &Config, spec: &str, seed: u64, verify: bool) -> Summary {
     summary
 }
 
+/// The value of environment variable `key` (e.g. `SSDLAB_PROPTEST_CASES`), or `default`.
+pub fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
+    std::env::var(key)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// `spec`'s requests as `n` I/O flows (none for one): the same number of requests split over
 /// flows with seeds of their own, in priority classes urgent, high, medium, low in turn.
 pub fn flows_of(spec: &SynthSpec, n: usize) -> Vec<ssdlab::workload::flows::FlowSpec> {
