@@ -271,9 +271,10 @@ impl Simulation<'_> {
     /// run (a hint: a scheme's host mapping may send them elsewhere).
     fn prefetch_pages(&self, r: &Request) {
         const AHEAD: u64 = 8;
+        let logical = u64::from(self.host_pages());
         let pages = self.page_range(r);
         for page in pages.start..pages.end.min(pages.start + AHEAD) {
-            self.ftl.map.prefetch(self.host_page(r.flow, page));
+            self.ftl.map.prefetch(self.host_lpn(r.flow, page, logical));
         }
     }
 
@@ -370,6 +371,7 @@ impl Simulation<'_> {
     /// Queues the next pages of a request while the page window has room; returns whether all
     /// are queued (what is left must wait at the front of the backlog).
     fn issue_pages(&mut self, b: &mut Backlog) -> Result<bool, SimError> {
+        let logical = u64::from(self.host_pages());
         let window = u64::from(self.cfg.host.max_pages_in_flight);
         let read = b.r.op == IoOp::Read;
         if b.next == b.first {
@@ -382,7 +384,7 @@ impl Simulation<'_> {
             let page = b.next;
             b.next += 1;
             self.host.pages_in_flight += 1;
-            let lpn = self.host_page(b.r.flow, page);
+            let lpn = self.host_lpn(b.r.flow, page, logical);
             let die = if read {
                 self.read_page(b.req, lpn)?
             } else {

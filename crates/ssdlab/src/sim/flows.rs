@@ -167,7 +167,7 @@ impl Spaces {
     }
 
     /// The host page that page `page` of flow `flow`'s requests addresses (folded onto its
-    /// space).
+    /// space on a drive of `logical` host pages).
     pub(super) fn lpn(&self, flow: u16, page: u64, logical: u64) -> u32 {
         match self {
             Spaces::Equal(n) => {
@@ -211,6 +211,7 @@ pub fn bytes(n: usize) -> u64 {
 
 /// The first host page and the number of host pages of flow `flow` among `flows` flows on a
 /// drive of `logical` host pages.
+#[inline]
 pub(super) fn space(flow: u16, flows: usize, logical: u64) -> (u64, u64) {
     if flows < 2 {
         return (0, logical);
@@ -220,16 +221,24 @@ pub(super) fn space(flow: u16, flows: usize, logical: u64) -> (u64, u64) {
 }
 
 impl Simulation<'_> {
-    /// Host pages of flow `flow`'s logical space.
-    #[inline]
+    /// Host pages of flow `flow`'s logical space (with one flow: the drive's).
+    #[inline(always)]
     pub(super) fn flow_pages(&self, flow: u16) -> u64 {
-        self.spaces.pages(flow, u64::from(self.host_pages()))
+        let logical = u64::from(self.host_pages());
+        if self.flows.is_empty() {
+            return logical;
+        }
+        self.spaces.pages(flow, logical)
     }
 
-    /// The host page that page `page` of flow `flow`'s requests addresses.
-    #[inline]
-    pub(super) fn host_page(&self, flow: u16, page: u64) -> u32 {
-        self.spaces.lpn(flow, page, u64::from(self.host_pages()))
+    /// The host page that page `page` of flow `flow`'s requests addresses, on a drive of
+    /// `logical` host pages (with one flow: the page folded onto the drive).
+    #[inline(always)]
+    pub(super) fn host_lpn(&self, flow: u16, page: u64, logical: u64) -> u32 {
+        if self.flows.is_empty() {
+            return (page % logical) as u32;
+        }
+        self.spaces.lpn(flow, page, logical)
     }
 
     /// `--verify`: every written page of a confined flow is on one of its planes.
