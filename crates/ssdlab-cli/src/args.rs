@@ -252,23 +252,6 @@ pub struct StatsArgs {
     pub seed: u64,
 }
 
-/// A `--flow NAME=trace:FILE` or `NAME=synth:SPEC` argument as a flow.
-///
-/// # Errors
-/// A malformed argument, named.
-pub fn parse_flow(arg: &str) -> anyhow::Result<ssdlab::workload::flows::FlowSpec> {
-    let bad = || anyhow::anyhow!("--flow {arg}: expected NAME=trace:FILE or NAME=synth:SPEC");
-    let (name, source) = arg.split_once('=').ok_or_else(bad)?;
-    let (kind, value) = source.split_once(':').ok_or_else(bad)?;
-    let mut spec = ssdlab::workload::flows::FlowSpec::named(name);
-    match kind {
-        "trace" => spec.trace = Some(value.into()),
-        "synth" => spec.synth = Some(value.to_string()),
-        _ => return Err(bad()),
-    }
-    Ok(spec)
-}
-
 #[derive(Args, Debug)]
 pub struct RunArgs {
     #[command(flatten)]

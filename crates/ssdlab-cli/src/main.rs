@@ -218,7 +218,7 @@ fn run(a: RunArgs) -> Result<()> {
         flows = a
             .flow
             .iter()
-            .map(|f| args::parse_flow(f))
+            .map(|f| FlowSpec::from_arg(f).map_err(anyhow::Error::msg))
             .collect::<Result<_>>()?;
         FlowSpec::check_all(&flows).map_err(anyhow::Error::msg)?;
     }
@@ -319,14 +319,7 @@ fn run(a: RunArgs) -> Result<()> {
             let m = merged.insert(Merged::open(&flows)?);
             let source = flows
                 .iter()
-                .map(|f| match (&f.trace, &f.synth) {
-                    (Some(t), _) => format!("{} ({})", f.name, t.display()),
-                    (None, s) => format!(
-                        "{} (synthetic: {})",
-                        f.name,
-                        s.as_deref().unwrap_or_default()
-                    ),
-                })
+                .map(FlowSpec::arg)
                 .collect::<Vec<_>>()
                 .join(", ");
             (m, format!("flows: {source}"), Total::Unknown)

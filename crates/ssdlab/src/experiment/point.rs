@@ -115,37 +115,21 @@ impl WorkloadRef {
                 skip,
                 device,
                 extend: Some(e),
-            } if replica > 0 => {
-                let extend = match e.parse::<ExtendSpec>() {
-                    Ok(mut spec) => {
-                        spec.seed = spec.seed.wrapping_add(u64::from(replica));
-                        spec.to_string()
-                    }
-                    // Running it reports the error.
-                    Err(_) => e,
-                };
-                WorkloadRef::Trace {
-                    path,
-                    format,
-                    limit,
-                    skip,
-                    device,
-                    extend: Some(extend),
-                }
-            }
+            } if replica > 0 => WorkloadRef::Trace {
+                path,
+                format,
+                limit,
+                skip,
+                device,
+                extend: Some(Self::extend_replica(e, replica)),
+            },
             WorkloadRef::Flows { flows, alone } if replica > 0 => WorkloadRef::Flows {
                 flows: flows
                     .into_iter()
                     .map(|mut f| {
                         // Each flow's own stream moves as a workload's does.
                         f.synth = f.synth.map(|spec| Self::synth_replica(spec, replica));
-                        f.extend = f.extend.map(|e| match e.parse::<ExtendSpec>() {
-                            Ok(mut spec) => {
-                                spec.seed = spec.seed.wrapping_add(u64::from(replica));
-                                spec.to_string()
-                            }
-                            Err(_) => e,
-                        });
+                        f.extend = f.extend.map(|e| Self::extend_replica(e, replica));
                         f
                     })
                     .collect(),
@@ -155,6 +139,18 @@ impl WorkloadRef {
                 spec: Self::synth_replica(spec, replica),
             },
             other => other,
+        }
+    }
+
+    /// Bootstrap spec `e` drawing its blocks with its seed plus `replica`.
+    fn extend_replica(e: String, replica: u32) -> String {
+        match e.parse::<ExtendSpec>() {
+            Ok(mut spec) => {
+                spec.seed = spec.seed.wrapping_add(u64::from(replica));
+                spec.to_string()
+            }
+            // Running it reports the error.
+            Err(_) => e,
         }
     }
 
@@ -406,34 +402,12 @@ impl Point {
             WorkloadRef::Synth { spec } => c.push_str(&format!(" --synth '{spec}'")),
             WorkloadRef::Flows { flows, alone } => {
                 for f in flows {
-                    match (&f.trace, &f.synth) {
-                        (Some(t), _) => {
-                            c.push_str(&format!(" --flow '{}=trace:{}'", f.name, t.display()))
-                        }
-                        (None, s) => c.push_str(&format!(
-                            " --flow '{}=synth:{}'",
-                            f.name,
-                            s.as_deref().unwrap_or_default()
-                        )),
-                    }
+                    c.push_str(&format!(" --flow '{}'", f.arg()));
                 }
                 if *alone {
                     c.push_str(" --alone");
                 }
-                let plain = FlowSpec {
-                    name: String::new(),
-                    trace: None,
-                    synth: None,
-                    ..FlowSpec::named("")
-                };
-                if flows.iter().any(|f| {
-                    FlowSpec {
-                        name: String::new(),
-                        trace: None,
-                        synth: None,
-                        ..f.clone()
-                    } != plain
-                }) {
+                if !flows.iter().all(FlowSpec::arg_is_whole) {
                     c.push_str(" # with the other keys of the experiment's [[workload.flow]] tables, in a --config file");
                 }
             }

@@ -47,13 +47,13 @@ impl Arbiter {
         ready: impl Fn(usize) -> bool,
         head: impl Fn(usize) -> u64,
     ) -> Option<usize> {
-        let n = self.class.len();
+        let class = &self.class;
+        let n = class.len();
         match self.kind {
             Arbitration::Fifo => (0..n).filter(|&k| ready(k)).min_by_key(|&k| (head(k), k)),
-            Arbitration::RoundRobin => self.turn(0, &|k| ready(k)),
+            Arbitration::RoundRobin => turn(&mut self.next[0], n, ready),
             Arbitration::WeightedRoundRobin => {
-                let class = self.class.clone();
-                if let Some(k) = self.turn(0, &|k| class[k] == 0 && ready(k)) {
+                if let Some(k) = turn(&mut self.next[0], n, |k| class[k] == 0 && ready(k)) {
                     return Some(k);
                 }
                 // A round ends when no class with credit left has a flow ready; then every
@@ -63,7 +63,7 @@ impl Arbiter {
                         if self.credits[c - 1] == 0 {
                             continue;
                         }
-                        if let Some(k) = self.turn(c, &|k| class[k] == c && ready(k)) {
+                        if let Some(k) = turn(&mut self.next[c], n, |k| class[k] == c && ready(k)) {
                             self.credits[c - 1] -= 1;
                             return Some(k);
                         }
@@ -74,14 +74,13 @@ impl Arbiter {
             }
         }
     }
+}
 
-    /// The next flow `ok` accepts in turn order of slot `slot`.
-    fn turn(&mut self, slot: usize, ok: &dyn Fn(usize) -> bool) -> Option<usize> {
-        let n = self.class.len();
-        let k = (0..n).map(|i| (self.next[slot] + i) % n).find(|&k| ok(k))?;
-        self.next[slot] = (k + 1) % n;
-        Some(k)
-    }
+/// The next of `n` flows `ok` accepts in turn order from `next`, which then points past it.
+fn turn(next: &mut usize, n: usize, ok: impl Fn(usize) -> bool) -> Option<usize> {
+    let k = (0..n).map(|i| (*next + i) % n).find(|&k| ok(k))?;
+    *next = (k + 1) % n;
+    Some(k)
 }
 
 #[cfg(test)]

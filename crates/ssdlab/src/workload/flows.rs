@@ -148,6 +148,38 @@ pub enum FlowError {
 }
 
 impl FlowSpec {
+    /// The flow of a command-line `--flow NAME=trace:FILE` or `NAME=synth:SPEC` (its other
+    /// keys at their defaults; [`FlowSpec::arg`] writes it).
+    ///
+    /// # Errors
+    /// A malformed argument, quoted.
+    pub fn from_arg(arg: &str) -> Result<Self, String> {
+        let bad = || format!("--flow {arg}: expected NAME=trace:FILE or NAME=synth:SPEC");
+        let (name, source) = arg.split_once('=').ok_or_else(bad)?;
+        let (kind, value) = source.split_once(':').ok_or_else(bad)?;
+        let mut spec = FlowSpec::named(name);
+        match kind {
+            "trace" => spec.trace = Some(value.into()),
+            "synth" => spec.synth = Some(value.to_string()),
+            _ => return Err(bad()),
+        }
+        Ok(spec)
+    }
+
+    /// The flow's name and source as a command-line `--flow` argument (that form takes only
+    /// those: [`FlowSpec::arg_is_whole`] says whether they are all of the flow).
+    pub fn arg(&self) -> String {
+        match (&self.trace, &self.synth) {
+            (Some(t), _) => format!("{}=trace:{}", self.name, t.display()),
+            (None, s) => format!("{}=synth:{}", self.name, s.as_deref().unwrap_or_default()),
+        }
+    }
+
+    /// Whether [`FlowSpec::arg`] is the whole flow: no key besides its name and source set.
+    pub fn arg_is_whole(&self) -> bool {
+        Self::from_arg(&self.arg()).as_ref() == Ok(self)
+    }
+
     /// A flow named `name` with every key at its default and no source yet.
     pub fn named(name: &str) -> Self {
         FlowSpec {
@@ -591,6 +623,24 @@ mod tests {
                 .to_string();
             assert!(e.starts_with("f.toml: ") && e.contains(want), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn a_flow_argument_reads_back_and_other_keys_have_none() {
+        for arg in ["r=trace:/x/t.csv", "w=synth:requests=5,seed=2"] {
+            let f = FlowSpec::from_arg(arg).unwrap();
+            assert_eq!(f.arg(), arg);
+            assert!(f.arg_is_whole());
+        }
+        let late = FlowSpec {
+            start_us: 5.0,
+            ..FlowSpec::from_arg("w=synth:requests=5").unwrap()
+        };
+        assert_eq!(late.arg(), "w=synth:requests=5");
+        assert!(!late.arg_is_whole());
+        assert!(FlowSpec::from_arg("w=disk:x")
+            .unwrap_err()
+            .contains("--flow w=disk:x: expected"));
     }
 
     #[test]
