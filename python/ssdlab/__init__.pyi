@@ -32,6 +32,8 @@ def run(
     skip: int = ...,
     extend: Optional[str] = ...,
     timeline: Optional[Union[str, "os.PathLike[str]"]] = ...,
+    flows: Optional[Iterable[Mapping[str, Any]]] = ...,
+    alone: bool = ...,
 ) -> Result: ...
 class Failure:
     index: int

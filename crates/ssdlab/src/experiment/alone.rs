@@ -23,6 +23,15 @@ pub fn run_alone(
         .par_iter()
         .map(|f| {
             let fail = |e: &dyn std::fmt::Display| format!("flow `{}` alone: {e}", f.name);
+            // Alone, a flow has the whole drive (FLIN's and MQSim's reference): whatever it is
+            // confined to beside the others does not apply.
+            let f = &FlowSpec {
+                channels: Vec::new(),
+                chips: Vec::new(),
+                dies: Vec::new(),
+                planes: Vec::new(),
+                ..f.clone()
+            };
             let one = std::slice::from_ref(f);
             let mut pre = cfg
                 .precondition

@@ -25,9 +25,9 @@ impl<'w> Simulation<'w> {
         progress: crate::ftl::precondition::FillProgress,
         mut policies: Policies,
     ) -> Result<Self, SimError> {
-        if opts.flows.len() > 1 && cfg.host.mode == crate::config::HostMode::Closed {
+        if flows::queued(&opts.flows) && cfg.host.mode == crate::config::HostMode::Closed {
             return Err(SimError::Flows(
-                "host.mode = \"closed\" keeps one queue of host.queue_depth requests: with several I/O flows give each flow its queue_depth (open loop) instead".into(),
+                "host.mode = \"closed\" keeps one queue of host.queue_depth requests: with I/O flows give each flow its queue_depth (open loop) instead".into(),
             ));
         }
         if let Some(limit) = opts.max_memory_bytes {
@@ -181,7 +181,7 @@ impl<'w> Simulation<'w> {
             ftl,
         };
         sim.metrics.pre_processed_pages = pre_processed;
-        if sim.flows.len() > 1 {
+        if flows::queued(&sim.opts.flows) {
             let flows = &sim.opts.flows;
             sim.host.queues = vec![Default::default(); flows.len()];
             sim.host.flow_outstanding = vec![0; flows.len()];

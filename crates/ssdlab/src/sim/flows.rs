@@ -37,6 +37,12 @@ impl FlowState {
     }
 }
 
+/// Whether `flows` wait in submission queues on the host side: with several flows, or a flow
+/// holding its own `queue_depth`.
+pub(super) fn queued(flows: &[crate::workload::flows::FlowSpec]) -> bool {
+    flows.len() > 1 || flows.iter().any(|f| f.queue_depth > 0)
+}
+
 /// How the flows' logical spaces lie in the drive's.
 #[derive(Debug, Clone)]
 pub(super) enum Spaces {
@@ -72,7 +78,7 @@ impl Spaces {
         home: impl Fn(u32) -> u32,
         logical: u64,
     ) -> Result<Self, String> {
-        if !flows.iter().any(|f| f.partitioned()) || flows.len() < 2 {
+        if !flows.iter().any(|f| f.partitioned()) {
             return Ok(Spaces::Equal(flows.len().max(1)));
         }
         let period = u64::from(geo.data_planes());
@@ -225,7 +231,7 @@ impl Simulation<'_> {
     #[inline(always)]
     pub(super) fn flow_pages(&self, flow: u16) -> u64 {
         let logical = u64::from(self.host_pages());
-        if self.flows.is_empty() {
+        if let Spaces::Equal(1) = self.spaces {
             return logical;
         }
         self.spaces.pages(flow, logical)
@@ -235,7 +241,7 @@ impl Simulation<'_> {
     /// `logical` host pages (with one flow: the page folded onto the drive).
     #[inline(always)]
     pub(super) fn host_lpn(&self, flow: u16, page: u64, logical: u64) -> u32 {
-        if self.flows.is_empty() {
+        if let Spaces::Equal(1) = self.spaces {
             return (page % logical) as u32;
         }
         self.spaces.lpn(flow, page, logical)
@@ -255,7 +261,7 @@ impl Simulation<'_> {
                 if !part.planes[plane as usize] {
                     return Err(super::SimError::Flows(format!(
                         "--verify: flow `{}`'s logical page {lpn} is on plane {plane}, outside the planes it is confined to",
-                        self.flows[k].name
+                        self.opts.flows[k].name
                     )));
                 }
             }

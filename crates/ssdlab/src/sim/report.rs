@@ -43,9 +43,11 @@ impl Simulation<'_> {
             // Without a mapping cache its class never occurs: left out.
             flash.by_cause.remove(crate::sched::Cause::Mapping.name());
         }
+        // A read's wait on the host side: for the drive's fetch limit or its flow's queue depth.
         let host_parts = [
             self.link.is_some(),
-            self.cfg.host.max_requests_in_flight > 0,
+            self.cfg.host.max_requests_in_flight > 0
+                || self.opts.flows.iter().any(|f| f.queue_depth > 0),
         ];
         let mapping = mapping_cache.is_some();
         let HostView {

@@ -330,3 +330,47 @@ fn confined_flows_keep_their_data_on_their_channels_under_verify() {
         assert!(e.contains("need ftl.allocation = \"static\""), "{set}: {e}");
     }
 }
+
+#[test]
+fn a_single_flows_queue_depth_and_channels_apply_too() {
+    use ssdlab::metrics::timeline::{Layout, Limits, Timeline};
+    // One flow held to one request at a time: its requests wait on the host side, and the
+    // summary says how long its reads did.
+    let cfg = config("tiny", &["geometry.channels=2"]);
+    let w = "requests=400,write_ratio=0.5,iat_us=5,footprint_gib=0.01,seed=3";
+    let held = FlowSpec {
+        queue_depth: 1,
+        ..flow_of("only", w)
+    };
+    let s = run_flows(&cfg, &[held]);
+    assert!(s.fetch_waits > 0);
+    assert!(s.read_wait_us["host_queue"] > 0.0);
+    // One flow confined to channel 1: every host program is on that channel's process.
+    let confined = FlowSpec {
+        channels: vec![1],
+        ..flow_of("only", w)
+    };
+    let mut merged = Merged::open(std::slice::from_ref(&confined)).unwrap();
+    let opts = RunOptions {
+        verify: true,
+        flows: vec![confined],
+        ..Default::default()
+    };
+    let mut timeline = Timeline::new(Vec::new(), Layout::of(&cfg), Limits::default()).unwrap();
+    let mut sim = Simulation::new(&cfg, opts, &mut merged).unwrap();
+    sim.on_timeline(Box::new(&mut timeline));
+    sim.run().unwrap();
+    let (bytes, _) = timeline.finish().unwrap();
+    let file: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    let programs: Vec<&serde_json::Value> = file["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["cat"] == "flash" && e["name"] == "program" && e["args"]["cause"] == "user")
+        .collect();
+    assert!(!programs.is_empty());
+    assert!(
+        programs.iter().all(|e| e["pid"] == 1),
+        "a program on channel 0"
+    );
+}
