@@ -141,10 +141,10 @@ pub struct SynthSpec {
     pub reread_dist: f64,
     /// Re-reads placed in time (0 = not: by `reread_dist`): each read, with probability
     /// `reread`, schedules a re-read of its start page a gap g later (log-normal, median this
-    /// many µs, shape `reread_gap_sigma`), which the first read arriving after it is due
-    /// takes — unless none arrives within [`REREAD_SLACK`]·g of the first read, when the
-    /// re-read lapses. The arrivals stay as they are; re-reads come as soon after their first
-    /// read as the trace's, which decides whether a scheme has a copy by then.
+    /// many µs, shape `reread_gap_sigma`), which arrives then as a read of its own. The read
+    /// process then brings only the first reads (a share `1 − reread` of the reads, less the
+    /// riders), so `write_ratio` and the rate keep their meaning; re-reads come as soon after
+    /// their first read as the trace's, which decides whether a scheme has a copy by then.
     pub reread_gap_us: f64,
     /// Shape (σ of the logarithm) of the re-read gap law.
     pub reread_gap_sigma: f64,
@@ -224,6 +224,7 @@ impl SynthSpec {
     /// Whether reads and writes arrive as two processes (a direction has its own arrivals).
     pub fn split(&self) -> bool {
         self.cobatch > 0.0
+            || self.rereads_in_time()
             || [&self.read, &self.write].iter().any(|o| {
                 o.arrivals.is_some()
                     || o.batch.is_some()
@@ -271,9 +272,15 @@ impl SynthSpec {
     }
 
     /// The two processes of a split stream, reads then writes. Co-batched reads move from the
-    /// read process to the write process's batches.
+    /// read process to the write process's batches; re-reads placed in time arrive on their
+    /// own (their share of the reads is the rest).
     fn split_sides(&self) -> [SideSpec; 2] {
         let (w, c) = (self.write_ratio, self.cobatch);
+        let timed = if self.rereads_in_time() {
+            self.reread
+        } else {
+            0.0
+        };
         let of = |op: &OpSpec, share: f64| SideSpec {
             process: op.arrivals.unwrap_or(self.process()),
             batch: op.batch.unwrap_or(self.batch),
@@ -281,7 +288,7 @@ impl SynthSpec {
             share,
         };
         [
-            of(&self.read, (1.0 - w) * (1.0 - c)),
+            of(&self.read, (1.0 - w) * (1.0 - c - timed).max(0.0)),
             of(&self.write, w + c * (1.0 - w)),
         ]
     }
@@ -492,10 +499,6 @@ struct Ring {
     seen: u64,
 }
 
-/// How much later than its drawn gap after the first read a scheduled re-read may still
-/// come before it lapses.
-pub const REREAD_SLACK: f64 = 8.0;
-
 /// Start pages a ring keeps: how far back a re-read, a read after write or a read of shared
 /// content can reach.
 const RING: usize = 65_536;
@@ -539,9 +542,9 @@ pub struct Synth {
     dirs: [Direction; 2],
     reread_law: LogNormal<f64>,
     raw_law: LogNormal<f64>,
-    /// Re-reads scheduled in time (`reread_gap_us`): (due, lapse time in ns, page), at most
-    /// [`RING`] of them.
-    due: BinaryHeap<Reverse<(u64, u64, u64)>>,
+    /// Re-reads scheduled in time (`reread_gap_us`): (due in ns, page), at most [`RING`] of
+    /// them.
+    due: BinaryHeap<Reverse<(u64, u64)>>,
     rng: ChaCha8Rng,
     emitted: u64,
     now_us: f64,
@@ -591,6 +594,7 @@ impl Iterator for Synth {
         }
         let split = matches!(self.clock, Clock::Split(_));
         let mut rider = false;
+        let mut reread = None;
         let op = match &mut self.clock {
             Clock::Legacy(exp) => {
                 if self.emitted > 0 {
@@ -609,16 +613,29 @@ impl Iterator for Synth {
             Clock::Split(sides) => {
                 let r = sides[0].as_mut().map(Side::peek);
                 let w = sides[1].as_mut().map(Side::peek);
-                let op = match (r, w) {
-                    (Some(r), Some(w)) if w < r => 1,
-                    (Some(_), _) => 0,
-                    _ => 1,
-                };
-                let side = sides[op].as_mut().expect("a direction with requests");
-                let t = side.take();
-                self.now_us = t - *self.t0_us.get_or_insert(t);
-                rider = side.rider();
-                Some(if rider { 0 } else { op })
+                let next = r.into_iter().chain(w).fold(f64::INFINITY, f64::min);
+                // A re-read placed in time arrives on its own when it is due first.
+                let t0 = self.t0_us.unwrap_or(0.0);
+                match self.due.peek() {
+                    Some(&Reverse((due_ns, page))) if due_ns as f64 / 1e3 + t0 <= next => {
+                        self.due.pop();
+                        self.now_us = due_ns as f64 / 1e3;
+                        reread = Some(page);
+                        Some(0)
+                    }
+                    _ => {
+                        let op = match (r, w) {
+                            (Some(r), Some(w)) if w < r => 1,
+                            (Some(_), _) => 0,
+                            _ => 1,
+                        };
+                        let side = sides[op].as_mut().expect("a direction with requests");
+                        let t = side.take();
+                        self.now_us = t - *self.t0_us.get_or_insert(t);
+                        rider = side.rider();
+                        Some(if rider { 0 } else { op })
+                    }
+                }
             }
         };
         self.emitted += 1;
@@ -638,12 +655,7 @@ impl Iterator for Synth {
             None
         };
         let seq = self.dirs[op].seq;
-        let due = if io == IoOp::Read && read_back.is_none() && self.spec.rereads_in_time() {
-            self.due_reread()
-        } else {
-            None
-        };
-        let start = if let Some(page) = read_back.or(due) {
+        let start = if let Some(page) = read_back.or(reread) {
             page
         } else if continues && self.rng.random_bool(seq) {
             previous_end
@@ -760,31 +772,14 @@ impl Synth {
 }
 
 impl Synth {
-    /// The page of the earliest re-read due by now and not lapsed, taken (`None`: none);
-    /// the lapsed ones before it are dropped.
-    fn due_reread(&mut self) -> Option<u64> {
-        let now_ns = (self.now_us * 1e3).round() as u64;
-        while let Some(&Reverse((due, lapse, page))) = self.due.peek() {
-            if due > now_ns {
-                break;
-            }
-            self.due.pop();
-            if lapse >= now_ns {
-                return Some(page);
-            }
-        }
-        None
-    }
-
     /// With probability `reread`, schedules a re-read of `page` a drawn gap from now (none
     /// while [`RING`] re-reads are waiting).
     fn schedule_reread(&mut self, page: u64) {
         if self.rng.random_bool(self.spec.reread) {
             let gap_us = self.reread_law.sample(&mut self.rng).min(1e12);
             if self.due.len() < RING {
-                let at = |us: f64| ((self.now_us + us) * 1e3).round() as u64;
-                self.due
-                    .push(Reverse((at(gap_us), at(REREAD_SLACK * gap_us), page)));
+                let at = ((self.now_us + gap_us) * 1e3).round() as u64;
+                self.due.push(Reverse((at, page)));
             }
         }
     }
@@ -876,6 +871,14 @@ mod tests {
             (
                 "reread=0.2,reread_gap_us=10,reread_gap_sigma=11",
                 "reread_gap_sigma",
+            ),
+            (
+                "write_ratio=0.5,cobatch=0.5,reread=0.5,reread_gap_us=10",
+                "reread + cobatch",
+            ),
+            (
+                "reread=0.2,reread_gap_us=10,read_envelope=1|2",
+                "reread_gap_us",
             ),
         ] {
             let e = spec.parse::<SynthSpec>().unwrap_err();

@@ -216,6 +216,21 @@ impl SynthSpec {
                 self.reread + self.raw
             ));
         }
+        let enveloped = self.envelope.is_some()
+            || self.read.envelope.is_some()
+            || self.write.envelope.is_some();
+        if self.reread_gap_us > 0.0 && self.reread > 0.0 && enveloped {
+            return Err(format!(
+                "reread_gap_us = {}: re-reads placed in time arrive beside the envelopes' placed requests, whose counts per slice are exact; drop the envelope or place re-reads by reread_dist",
+                self.reread_gap_us
+            ));
+        }
+        if self.reread_gap_us > 0.0 && self.reread + self.cobatch >= 1.0 {
+            return Err(format!(
+                "reread + cobatch = {}: with reread_gap_us set, the read process brings the reads that are neither re-reads nor riders, so the two must add up to less than 1",
+                self.reread + self.cobatch
+            ));
+        }
         for (key, x) in [
             ("reread_dist", self.reread_dist),
             ("raw_dist", self.raw_dist),
