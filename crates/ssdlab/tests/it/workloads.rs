@@ -420,6 +420,28 @@ fn rereads_placed_in_time_arrive_their_gap_after_the_first_read() {
             "gap {gap}: mean gap {mean_us} µs"
         );
     }
+    // With activity envelopes every slice's first reads are placed exactly and every re-read
+    // comes: the request count and the re-reads' share are the spec's. First reads in the
+    // first 10 ms only, re-read 40 ms later (± 1 %): the re-reads come at 40-50 ms (a second
+    // re-read of a page at 80-90 ms), none from 10 to 30 ms.
+    let spec = "requests=20000,write_ratio=0.5,iat_us=5,footprint_gib=4,reread=0.2,reread_gap_us=40000,reread_gap_sigma=0.01,read_envelope=1|0|0|0|0|0|0|0|0|0,write_envelope=1|1|1|1|1|1|1|1|1|1,seed=4";
+    let p = measure(spec);
+    assert_eq!(p.requests, 20_000);
+    assert!(
+        (p.reuse.reread_pct - 20.0).abs() < 1.0,
+        "{}",
+        p.reuse.reread_pct
+    );
+    let mut per_10ms = [0u64; 16];
+    for r in spec.parse::<SynthSpec>().unwrap().generate().unwrap() {
+        let r = r.unwrap();
+        if r.op == IoOp::Read {
+            per_10ms[((r.time_ns / 10_000_000) as usize).min(15)] += 1;
+        }
+    }
+    assert_eq!(per_10ms[0], 8_000, "{per_10ms:?}");
+    assert!(per_10ms[4] > 1_500, "{per_10ms:?}");
+    assert_eq!(per_10ms[1] + per_10ms[2], 0, "{per_10ms:?}");
 }
 
 /// Requests of a generated stream as (write?, start page, pages).

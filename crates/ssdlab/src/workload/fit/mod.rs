@@ -214,6 +214,22 @@ fn finish(
         synth.write_ratio = target.write_pct / 100.0;
         synth.read.envelope = read.clone();
         synth.write.envelope = write.clone();
+        // Re-reads placed in time follow their first reads by the workload's own gaps: the
+        // read process places the first reads, as the workload had them (the rounds timed
+        // re-reads in operational time).
+        if synth.reread_gap_us > 0.0 {
+            timed_rereads(&mut synth, target);
+            let firsts: Vec<u64> = target
+                .slices
+                .iter()
+                .zip(&target.reread_slices)
+                .map(|(s, r)| s[0].saturating_sub(*r))
+                .collect();
+            if let Some(e) = Envelope::of_counts(&firsts) {
+                synth.read.envelope = Some(e);
+                synth.reread_envelope = Envelope::of_counts(&target.reread_slices);
+            }
+        }
         // Reads riding in write batches land where the writes are: the read process places
         // the rest of each slice's reads.
         let riders = synth.requests as f64 * synth.cobatch * (1.0 - synth.write_ratio);
@@ -240,6 +256,15 @@ fn finish(
             .generate()
             .and_then(profile)
             .map_err(FitError::Stand)?;
+        // Corrected once more in the workload's own time, where their gaps are measured.
+        if synth.reread_gap_us > 0.0 {
+            correct_rereads(&mut synth, target, &got);
+            round_spec(&mut synth);
+            got = synth
+                .generate()
+                .and_then(profile)
+                .map_err(FitError::Stand)?;
+        }
     }
     let residuals = residuals(target, &got);
     let checks = check::checks(target, &got, &synth);
@@ -465,8 +490,8 @@ fn direct(t: &Profile, seed: u64) -> (SynthSpec, Vec<ArrivalChoice>) {
     let u = &t.reuse;
     spec.reread = (u.reread_pct / 100.0).clamp(0.0, 0.95);
     spec.raw = (u.read_after_write_pct / 100.0).clamp(0.0, 0.99 - spec.reread);
-    spec.reread_dist = u.reread_gap_requests.p50.max(1.0);
     spec.raw_dist = u.raw_gap_requests.p50.max(1.0);
+    spec.reread_dist = u.reread_gap_requests.p50.max(1.0);
     spec.dist_sigma = sigma(&u.reread_gap_requests)
         .or_else(|| sigma(&u.raw_gap_requests))
         .unwrap_or(1.0);
@@ -492,9 +517,38 @@ fn direct(t: &Profile, seed: u64) -> (SynthSpec, Vec<ArrivalChoice>) {
         }
         _ => 0.0,
     };
+    timed_rereads(&mut spec, t);
     round_spec(&mut spec);
     (spec, choices)
 }
+
+/// Re-reads placed in time, as the workload's come (median gap and log-normal shape of its
+/// re-reads' time gaps), when they are immediate: their median gap under a tenth of the mean
+/// gap between reads ([`IMMEDIATE`]), so a re-read placed at a later read's arrival (by
+/// distance in reads) would come far later than the workload's. Left at a distance in reads
+/// otherwise: re-reads as far apart as reads are (a sequential scan read again, msr_hm_0's
+/// re-reads seconds apart) follow the read process's own timing better than a gap law.
+fn timed_rereads(spec: &mut SynthSpec, t: &Profile) {
+    let gaps = &t.reuse.reread_gap_us;
+    let reads = t.requests as f64 * (1.0 - t.write_pct / 100.0);
+    let read_gap_us = t.duration_s * 1e6 / reads.max(1.0);
+    if spec.reread > 0.0 && gaps.count > 0 && gaps.p50 * IMMEDIATE < read_gap_us {
+        spec.reread_gap_us = round_sig(gaps.p50.max(1.0), 4);
+        spec.reread_dist = SynthSpec::default().reread_dist;
+        spec.reread_gap_sigma = round_sig(sigma(gaps).unwrap_or(1.0), 4);
+        spec.reread = spec.reread.min(MAX_TIMED_REREAD - spec.cobatch).max(0.0);
+    } else {
+        spec.reread_gap_us = 0.0;
+    }
+}
+
+/// How many times shorter than the mean gap between reads a workload's median re-read gap
+/// must be for its re-reads to be placed in time (`timed_rereads`).
+const IMMEDIATE: f64 = 10.0;
+
+/// The most of the reads that re-reads placed in time and riders may take together (the read
+/// process brings the rest).
+const MAX_TIMED_REREAD: f64 = 0.95;
 
 /// The mean batch of a direction from its requests per busy 1 ms window and its mean rate
 /// (per ms): batches arriving as a Poisson process at rate λ / m hit a window with chance
@@ -561,6 +615,8 @@ fn round_spec(spec: &mut SynthSpec) {
         &mut spec.rw_mix,
         &mut spec.reread,
         &mut spec.reread_dist,
+        &mut spec.reread_gap_us,
+        &mut spec.reread_gap_sigma,
         &mut spec.raw,
         &mut spec.raw_dist,
         &mut spec.dist_sigma,
@@ -860,6 +916,13 @@ fn residuals(t: &Profile, g: &Profile) -> Vec<Residual> {
         }
     }
     add("reuse.reread_pct", t.reuse.reread_pct, g.reuse.reread_pct);
+    if t.reuse.reread_gap_us.count > 0 {
+        add(
+            "reuse.reread_gap_us_p50",
+            t.reuse.reread_gap_us.p50,
+            g.reuse.reread_gap_us.p50,
+        );
+    }
     add(
         "reuse.read_after_write_pct",
         t.reuse.read_after_write_pct,
@@ -923,6 +986,20 @@ fn residuals(t: &Profile, g: &Profile) -> Vec<Residual> {
     v
 }
 
+/// Moves the re-read share by its statistic's gap and, for re-reads placed in time, their
+/// median gap by its ratio.
+fn correct_rereads(spec: &mut SynthSpec, t: &Profile, g: &Profile) {
+    spec.reread =
+        (spec.reread + (t.reuse.reread_pct - g.reuse.reread_pct) / 100.0).clamp(0.0, 0.95);
+    if spec.reread_gap_us > 0.0 {
+        let (tg, gg) = (&t.reuse.reread_gap_us, &g.reuse.reread_gap_us);
+        if tg.count > 0 && gg.count > 0 {
+            spec.reread_gap_us = (spec.reread_gap_us * tg.p50 / gg.p50.max(1.0)).clamp(1.0, 1e12);
+        }
+        spec.reread = spec.reread.min(MAX_TIMED_REREAD - spec.cobatch).max(0.0);
+    }
+}
+
 /// One round of corrections: each parameter moves by its statistic's gap.
 fn correct(spec: &mut SynthSpec, t: &Profile, g: &Profile, popularity: Start) {
     // A one-direction trace keeps its direction exactly (its stand-in must not gain the
@@ -980,8 +1057,7 @@ fn correct(spec: &mut SynthSpec, t: &Profile, g: &Profile, popularity: Start) {
             *s = (*s + (td.seq_pct - gd.seq_pct) / 100.0).clamp(0.0, 1.0);
         }
     }
-    spec.reread =
-        (spec.reread + (t.reuse.reread_pct - g.reuse.reread_pct) / 100.0).clamp(0.0, 0.95);
+    correct_rereads(spec, t, g);
     spec.raw = (spec.raw + (t.reuse.read_after_write_pct - g.reuse.read_after_write_pct) / 100.0)
         .clamp(0.0, 0.99 - spec.reread);
     if let (Some(x), Some(y)) = (
@@ -995,6 +1071,9 @@ fn correct(spec: &mut SynthSpec, t: &Profile, g: &Profile, popularity: Start) {
         g.burstiness.coupling.near_reads_of_written_pct,
     ) {
         spec.cobatch_raw = (spec.cobatch_raw + (x - y) / 100.0).clamp(0.0, 1.0);
+    }
+    if spec.reread_gap_us > 0.0 {
+        spec.reread = spec.reread.min(MAX_TIMED_REREAD - spec.cobatch).max(0.0);
     }
     if spec.cobatch <= 0.0 {
         spec.cobatch_raw = 0.0;

@@ -15,6 +15,12 @@ pub(crate) struct ActivityCounter {
 }
 
 impl ActivityCounter {
+    /// Starts the span at `t_ns` unless it has started (a counter of some arrivals only
+    /// starts where the whole stream does).
+    pub(crate) fn begin(&mut self, t_ns: u64) {
+        self.first_ns.get_or_insert(t_ns);
+    }
+
     /// Adds an arrival at `t_ns` (in arrival order), a write when `write`.
     pub(crate) fn add(&mut self, t_ns: u64, write: bool) {
         let first = *self.first_ns.get_or_insert(t_ns);

@@ -173,6 +173,9 @@ pub struct Profile {
     /// envelope a fit may give its stand-in).
     #[serde(skip)]
     pub slices: Vec<[u64; 2]>,
+    /// Re-reads (as `reuse.reread_pct` counts them) in each of those slices.
+    #[serde(skip)]
+    pub reread_slices: Vec<u64>,
     /// Arrivals in time.
     pub burstiness: Burstiness,
     /// Reads' pages.
@@ -208,6 +211,8 @@ pub struct Profiler {
     counts: [u64; 3],
     busy: BusyIdleCounter,
     activity: ActivityCounter,
+    /// Re-reads in time (counted as reads).
+    reread_activity: ActivityCounter,
     coupling: CouplingCounter,
     /// Page-level accounting; emptied past its caps, `skipped` saying why.
     reuse: ReuseCounter,
@@ -237,6 +242,7 @@ impl Profiler {
         self.counts[1 + op] += 1;
         self.busy.add(r.time_ns);
         self.activity.add(r.time_ns, op == 1);
+        self.reread_activity.begin(r.time_ns);
         let first = r.offset_bytes / 4096;
         let end_bytes = r.offset_bytes.saturating_add(r.size_bytes);
         let end = end_bytes.div_ceil(4096).max(first + 1);
@@ -250,8 +256,11 @@ impl Profiler {
         if self.skipped.is_none() {
             let done = match r.op {
                 IoOp::Read => self.reuse.read(first, end, r.time_ns / 1000),
-                IoOp::Write => self.reuse.write(first, end),
+                IoOp::Write => self.reuse.write(first, end).map(|()| false),
             };
+            if done == Ok(true) {
+                self.reread_activity.add(r.time_ns, false);
+            }
             if let Err(TooLarge(why)) = done {
                 self.reuse = ReuseCounter::default();
                 self.skipped = Some(why);
@@ -313,6 +322,12 @@ impl Profiler {
             duration_s: end.saturating_sub(self.first_ns.unwrap_or(0)) as f64 / 1e9,
             tenths: Tenths::of(&self.activity.slices(10, end)),
             slices: self.activity.slices(ACTIVITY_SLICES, end),
+            reread_slices: self
+                .reread_activity
+                .slices(ACTIVITY_SLICES, end)
+                .iter()
+                .map(|s| s[0])
+                .collect(),
             burstiness: Burstiness {
                 scales_ms: IDC_SCALES_MS.to_vec(),
                 all,

@@ -140,17 +140,20 @@ impl Reuse {
         Ok(self.pages.entry(page).or_default())
     }
 
-    /// A read request of pages `first..end` arriving at `t_us`.
-    pub(crate) fn read(&mut self, first: u64, end: u64, t_us: u64) -> Result<(), TooLarge> {
+    /// A read request of pages `first..end` arriving at `t_us`; whether it re-reads its first
+    /// page.
+    pub(crate) fn read(&mut self, first: u64, end: u64, t_us: u64) -> Result<bool, TooLarge> {
         self.read_reqs += 1;
         let req = self.read_reqs;
         let writes = self.write_reqs;
         let slot = |r: u32| (r as usize - 1) % TIMED_READS;
+        let mut reread = false;
         if let Some(p) = self.pages.get(&first) {
             if p.last_write {
                 self.read_after_write += 1;
                 record(&mut self.raw_gap, u64::from(writes - p.last_write_req + 1));
             } else if p.reads > 0 {
+                reread = true;
                 self.rereads += 1;
                 let back = req - p.last_read_req;
                 record(&mut self.reread_gap, u64::from(back));
@@ -181,7 +184,7 @@ impl Reuse {
             p.last_read_req = req;
             p.last_write = false;
         }
-        Ok(())
+        Ok(reread)
     }
 
     /// A write request of pages `first..end`.

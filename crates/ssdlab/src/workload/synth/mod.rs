@@ -18,13 +18,14 @@ mod spec;
 pub use arrivals::Process;
 pub use envelope::{Envelope, Warp};
 
+use super::apportion;
 use super::trace::TraceError;
 use super::{IoOp, Request};
 use rand::distr::weighted::WeightedIndex;
 use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rand_distr::{Distribution, Exp, LogNormal, Zipf};
+use rand_distr::{Binomial, Distribution, Exp, LogNormal, Poisson, Zipf};
 use side::Side;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -148,6 +149,10 @@ pub struct SynthSpec {
     pub reread_gap_us: f64,
     /// Shape (σ of the logarithm) of the re-read gap law.
     pub reread_gap_sigma: f64,
+    /// With re-reads placed in time and a read envelope: how the re-reads are shared among
+    /// its slices (each slice's first reads take that slice's share), so re-reads crowd where
+    /// the workload's did rather than spread over every first read.
+    pub reread_envelope: Option<Envelope>,
     /// Probability that a read goes to the start page of a recent write, `d` writes back
     /// (log-normal of median `raw_dist`, shape `dist_sigma`).
     pub raw: f64,
@@ -197,6 +202,7 @@ impl Default for SynthSpec {
             reread_dist: 16.0,
             reread_gap_us: 0.0,
             reread_gap_sigma: 1.0,
+            reread_envelope: None,
             raw: 0.0,
             raw_dist: 16.0,
             dist_sigma: 1.0,
@@ -271,6 +277,43 @@ impl SynthSpec {
             .collect()
     }
 
+    /// The re-reads placed in time to share out: a share `reread` of the reads, among the
+    /// first reads the read process brings (none without re-reads in time or first reads);
+    /// with a read envelope per slice of it, by `reread_envelope` (a slice without first
+    /// reads hands its re-reads to the one before that has some, else after).
+    fn chains(&self) -> Chains {
+        let n = self.requests as f64;
+        let total = (n * self.split_sides()[0].share).round() as u64;
+        let left = if self.rereads_in_time() && total > 0 {
+            (n * (1.0 - self.write_ratio) * self.reread).round() as u64
+        } else {
+            0
+        };
+        let placed = self.read.envelope.as_ref().or(self.envelope.as_ref());
+        let (firsts, mut lefts) = match (placed, &self.reread_envelope) {
+            (Some(e), Some(r)) => (apportion(&e.weights, total), apportion(&r.weights, left)),
+            _ => (vec![total], vec![left]),
+        };
+        for k in 0..lefts.len() {
+            if firsts[k] == 0 && lefts[k] > 0 {
+                let to = (0..k)
+                    .rev()
+                    .chain(k + 1..firsts.len())
+                    .find(|&j| firsts[j] > 0)
+                    .expect("some slice has first reads");
+                lefts[to] += std::mem::take(&mut lefts[k]);
+            }
+        }
+        Chains {
+            exact: placed.is_some(),
+            by_slice: lefts.len() > 1,
+            firsts,
+            left: lefts,
+            mean: (left > 0)
+                .then(|| Poisson::new(left as f64 / total as f64).expect("a positive mean")),
+        }
+    }
+
     /// The two processes of a split stream, reads then writes. Co-batched reads move from the
     /// read process to the write process's batches; re-reads placed in time arrive on their
     /// own (their share of the reads is the rest).
@@ -324,6 +367,7 @@ impl SynthSpec {
         let pool = ((pages as f64 * self.dup_pool) as u64).max(1);
         let gap = self.mean_gap_us();
         let total_us = gap * self.requests as f64;
+        let chains = self.chains();
         let clock = if self.split() {
             let [read, write] = self.split_sides();
             let side = |p: &SideSpec, seed: u64| {
@@ -339,7 +383,8 @@ impl SynthSpec {
                 })
             };
             // With envelopes, each process places exactly its share of the requests in each
-            // slice: reads their rounded share, writes the rest.
+            // slice: reads their rounded share, writes the rest but the re-reads placed in
+            // time.
             let whole = self.envelope.as_ref();
             let envelope = |o: &'_ OpSpec| o.envelope.clone().or_else(|| whole.cloned());
             let quota_reads = (self.requests as f64 * read.share).round() as u64;
@@ -347,7 +392,8 @@ impl SynthSpec {
                 if let Some(e) = envelope(&self.write) {
                     s.place(
                         &e,
-                        self.requests - quota_reads,
+                        self.requests
+                            .saturating_sub(quota_reads + chains.left.iter().sum::<u64>()),
                         total_us,
                         self.seed ^ SEED_RIDERS,
                     );
@@ -436,6 +482,8 @@ impl SynthSpec {
                 distance(self.reread_dist)
             },
             due: BinaryHeap::new(),
+            chains,
+            span_us: total_us,
             raw_law: distance(self.raw_dist),
             spec: self.clone(),
             pages,
@@ -499,6 +547,26 @@ struct Ring {
     seen: u64,
 }
 
+/// Draws of a re-read's gap before it is cut to what is left of the span.
+const GAP_DRAWS: usize = 8;
+
+/// Re-reads placed in time that may wait at once (24 B each).
+const MAX_PENDING: usize = 1 << 20;
+
+/// The re-reads placed in time still to share out among the first reads still to come.
+struct Chains {
+    /// The processes are placed: both counts are exact.
+    exact: bool,
+    /// Counted per slice of the read envelope (else one count for the whole stream).
+    by_slice: bool,
+    /// First reads still to come.
+    firsts: Vec<u64>,
+    /// Re-reads still to share out.
+    left: Vec<u64>,
+    /// Re-reads per first read, without placement.
+    mean: Option<Poisson<f64>>,
+}
+
 /// Start pages a ring keeps: how far back a re-read, a read after write or a read of shared
 /// content can reach.
 const RING: usize = 65_536;
@@ -542,9 +610,13 @@ pub struct Synth {
     dirs: [Direction; 2],
     reread_law: LogNormal<f64>,
     raw_law: LogNormal<f64>,
-    /// Re-reads scheduled in time (`reread_gap_us`): (due in ns, page), at most [`RING`] of
-    /// them.
-    due: BinaryHeap<Reverse<(u64, u64)>>,
+    /// Re-reads scheduled in time (`reread_gap_us`): (due in ns, page, re-reads of the page
+    /// still to follow it), at most [`MAX_PENDING`] of them.
+    due: BinaryHeap<Reverse<(u64, u64, u64)>>,
+    /// How the re-reads placed in time are shared out among the first reads.
+    chains: Chains,
+    /// The stream's span (mean gap × requests), µs.
+    span_us: f64,
     rng: ChaCha8Rng,
     emitted: u64,
     now_us: f64,
@@ -595,6 +667,7 @@ impl Iterator for Synth {
         let split = matches!(self.clock, Clock::Split(_));
         let mut rider = false;
         let mut reread = None;
+        let mut slice = None;
         let op = match &mut self.clock {
             Clock::Legacy(exp) => {
                 if self.emitted > 0 {
@@ -614,13 +687,21 @@ impl Iterator for Synth {
                 let r = sides[0].as_mut().map(Side::peek);
                 let w = sides[1].as_mut().map(Side::peek);
                 let next = r.into_iter().chain(w).fold(f64::INFINITY, f64::min);
-                // A re-read placed in time arrives on its own when it is due first.
+                // A re-read placed in time arrives on its own when it is due first, or once
+                // placed processes have placed all theirs; with neither left the stream
+                // ends (only short if more than `MAX_PENDING` re-reads were waiting at once).
                 let t0 = self.t0_us.unwrap_or(0.0);
                 match self.due.peek() {
-                    Some(&Reverse((due_ns, page))) if due_ns as f64 / 1e3 + t0 <= next => {
+                    None if next.is_infinite() => {
+                        self.emitted = self.spec.requests;
+                        return None;
+                    }
+                    Some(&Reverse((due_ns, page, more)))
+                        if due_ns as f64 / 1e3 + t0 <= next || next.is_infinite() =>
+                    {
                         self.due.pop();
                         self.now_us = due_ns as f64 / 1e3;
-                        reread = Some(page);
+                        reread = Some((page, more));
                         Some(0)
                     }
                     _ => {
@@ -630,6 +711,7 @@ impl Iterator for Synth {
                             _ => 1,
                         };
                         let side = sides[op].as_mut().expect("a direction with requests");
+                        slice = side.slice();
                         let t = side.take();
                         self.now_us = t - *self.t0_us.get_or_insert(t);
                         rider = side.rider();
@@ -655,7 +737,7 @@ impl Iterator for Synth {
             None
         };
         let seq = self.dirs[op].seq;
-        let start = if let Some(page) = read_back.or(reread) {
+        let start = if let Some(page) = read_back.or(reread.map(|r| r.0)) {
             page
         } else if continues && self.rng.random_bool(seq) {
             previous_end
@@ -714,7 +796,14 @@ impl Iterator for Synth {
             dir.recent.push(start);
         }
         if io == IoOp::Read && self.spec.rereads_in_time() {
-            self.schedule_reread(start);
+            match reread {
+                Some((_, more)) => self.schedule_reread(start, more),
+                None if !rider => {
+                    let chain = self.chain(slice);
+                    self.schedule_reread(start, chain);
+                }
+                None => {}
+            }
         }
         let content = (io == IoOp::Write && self.spec.dedup > 0.0).then(|| self.content());
         if content.is_some_and(|c| c >> 127 == 1) {
@@ -772,15 +861,48 @@ impl Synth {
 }
 
 impl Synth {
-    /// With probability `reread`, schedules a re-read of `page` a drawn gap from now (none
-    /// while [`RING`] re-reads are waiting).
-    fn schedule_reread(&mut self, page: u64) {
-        if self.rng.random_bool(self.spec.reread) {
-            let gap_us = self.reread_law.sample(&mut self.rng).min(1e12);
-            if self.due.len() < RING {
-                let at = ((self.now_us + gap_us) * 1e3).round() as u64;
-                self.due.push(Reverse((at, page)));
-            }
+    /// How many re-reads follow the first read just made, one after another: with placed
+    /// processes, a share of the re-reads still to come drawn so that the first reads still
+    /// to come take the rest (the last takes all), so every re-read comes; otherwise
+    /// Poisson of the mean re-reads per first read.
+    fn chain(&mut self, slice: Option<usize>) -> u64 {
+        let c = &mut self.chains;
+        if !c.exact {
+            return c
+                .mean
+                .as_ref()
+                .map_or(0, |p| p.sample(&mut self.rng) as u64);
+        }
+        let k = if c.by_slice {
+            slice.unwrap_or(0).min(c.firsts.len() - 1)
+        } else {
+            0
+        };
+        let n = if c.firsts[k] <= 1 {
+            c.left[k]
+        } else {
+            Binomial::new(c.left[k], 1.0 / c.firsts[k] as f64)
+                .expect("a probability")
+                .sample(&mut self.rng)
+        };
+        c.firsts[k] = c.firsts[k].saturating_sub(1);
+        c.left[k] -= n.min(c.left[k]);
+        n
+    }
+
+    /// Schedules the first of `n` re-reads of `page` in a row, a drawn gap from now, the
+    /// others following it (none while [`MAX_PENDING`] re-reads are waiting). The gap is
+    /// drawn within what is left of the stream's span, as a trace shows only the re-reads
+    /// that came before it ended (redrawn up to [`GAP_DRAWS`] times, then the rest of the span).
+    fn schedule_reread(&mut self, page: u64, n: u64) {
+        if n > 0 && self.due.len() < MAX_PENDING {
+            let left_us = (self.span_us - self.now_us).max(0.0);
+            let gap_us = (0..GAP_DRAWS)
+                .map(|_| self.reread_law.sample(&mut self.rng))
+                .find(|g| *g <= left_us)
+                .unwrap_or(left_us);
+            let at = ((self.now_us + gap_us) * 1e3).round() as u64;
+            self.due.push(Reverse((at, page, n - 1)));
         }
     }
 }
@@ -877,8 +999,16 @@ mod tests {
                 "reread + cobatch",
             ),
             (
-                "reread=0.2,reread_gap_us=10,read_envelope=1|2",
-                "reread_gap_us",
+                "reread=0.2,reread_envelope=1|2",
+                "reread_gap_us must be > 0",
+            ),
+            (
+                "reread=0.2,reread_gap_us=10,reread_envelope=1|2",
+                "read_envelope (or envelope) must be set",
+            ),
+            (
+                "reread=0.2,reread_gap_us=10,read_envelope=1|2|3,reread_envelope=1|2",
+                "reread_envelope has 2 slices, the read envelope 3",
             ),
         ] {
             let e = spec.parse::<SynthSpec>().unwrap_err();

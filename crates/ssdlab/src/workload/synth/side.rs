@@ -183,6 +183,11 @@ impl Side {
         }
     }
 
+    /// The slice of the envelope its next request is placed in (`None`: not placed).
+    pub(super) fn slice(&self) -> Option<usize> {
+        self.placement.as_ref().map(|p| p.slice)
+    }
+
     /// Its next request, real time (infinite once a placed process has placed them all).
     pub(super) fn peek(&mut self) -> f64 {
         let u = self.core.peek();

@@ -38,7 +38,7 @@ const PER_DIRECTION: [&str; 16] = [
 ];
 
 /// Every key `--synth` knows, for the message naming an unknown one.
-const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, cobatch, cobatch_raw, footprint_gib, zipf, seq, rw_mix, hot_gib, hot_share, hot_drift, reread, reread_dist, reread_gap_us, reread_gap_sigma, raw, raw_dist, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, footprint_gib, zipf, size_kib, seq, hot_gib, hot_share, hot_drift)";
+const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, cobatch, cobatch_raw, footprint_gib, zipf, seq, rw_mix, hot_gib, hot_share, hot_drift, reread, reread_dist, reread_gap_us, reread_gap_sigma, reread_envelope, raw, raw_dist, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, footprint_gib, zipf, size_kib, seq, hot_gib, hot_share, hot_drift)";
 
 impl Sizes {
     /// Checks sizes and weights; `key` names them in messages.
@@ -216,14 +216,30 @@ impl SynthSpec {
                 self.reread + self.raw
             ));
         }
-        let enveloped = self.envelope.is_some()
-            || self.read.envelope.is_some()
-            || self.write.envelope.is_some();
-        if self.reread_gap_us > 0.0 && self.reread > 0.0 && enveloped {
-            return Err(format!(
-                "reread_gap_us = {}: re-reads placed in time arrive beside the envelopes' placed requests, whose counts per slice are exact; drop the envelope or place re-reads by reread_dist",
-                self.reread_gap_us
-            ));
+        if let Some(r) = &self.reread_envelope {
+            let placed = self.read.envelope.as_ref().or(self.envelope.as_ref());
+            match placed {
+                _ if !self.rereads_in_time() => {
+                    return Err(
+                        "reread_envelope: it shares out re-reads placed in time, so reread and reread_gap_us must be > 0"
+                            .into(),
+                    )
+                }
+                None => {
+                    return Err(
+                        "reread_envelope: it shares re-reads among the slices of the read envelope, so read_envelope (or envelope) must be set"
+                            .into(),
+                    )
+                }
+                Some(e) if e.weights.len() != r.weights.len() => {
+                    return Err(format!(
+                        "reread_envelope has {} slices, the read envelope {}: they must match",
+                        r.weights.len(),
+                        e.weights.len()
+                    ))
+                }
+                _ => {}
+            }
         }
         if self.reread_gap_us > 0.0 && self.reread + self.cobatch >= 1.0 {
             return Err(format!(
@@ -803,6 +819,9 @@ impl FromStr for SynthSpec {
                 ("reread_dist", None) => spec.reread_dist = num(v)?,
                 ("reread_gap_us", None) => spec.reread_gap_us = num(v)?,
                 ("reread_gap_sigma", None) => spec.reread_gap_sigma = num(v)?,
+                ("reread_envelope", None) => {
+                    spec.reread_envelope = Some(super::Envelope::parse(k, v)?);
+                }
                 ("raw", None) => spec.raw = num(v)?,
                 ("raw_dist", None) => spec.raw_dist = num(v)?,
                 ("dist_sigma", None) => spec.dist_sigma = num(v)?,
@@ -955,6 +974,9 @@ impl fmt::Display for SynthSpec {
             if x != default {
                 write!(f, ",{key}={x}")?;
             }
+        }
+        if let Some(e) = &self.reread_envelope {
+            write!(f, ",reread_envelope={e}")?;
         }
         write!(f, ",seed={}", self.seed)
     }
