@@ -25,4 +25,10 @@ pub struct SchedConfig {
     /// first). Left out of the serialized config when false.
     #[serde(default, skip_serializing_if = "is_false")]
     pub mapping_reads_first: bool,
+    /// Each die's user reads and user writes wait in one queue per NVMe priority class of
+    /// their I/O flow, urgent first and the others by weighted round robin with
+    /// `host.arbitration_weights` (MQSim's `TSU_Priority_OutOfOrder`). Left out of the
+    /// serialized config when false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub flow_priority: bool,
 }

@@ -275,7 +275,9 @@ mod tests {
             .iter()
             .map(|&n| {
                 let mut d = Die::default();
-                d.queues.reads.extend((0..n).map(|i| (u64::from(i), i)));
+                for i in 0..n {
+                    d.queues.reads.push_back((u64::from(i), i), 0);
+                }
                 d
             })
             .collect()

@@ -1,14 +1,15 @@
 //! Per-die scheduling: queues of user reads, user writes and internal work, and the policy that
 //! picks what an idle die runs next.
 
+mod classes;
 mod die;
 pub mod gc_exec;
 pub mod suspend;
 
+pub use classes::ClassQueue;
 pub use die::{Channel, Die, DieState};
 
 use crate::config::SchedPolicy;
-use std::collections::VecDeque;
 
 /// Kinds of flash operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,11 +135,11 @@ pub enum QueueKind {
 #[derive(Debug, Default)]
 pub struct DieQueues {
     /// User reads.
-    pub reads: VecDeque<(u64, u32)>,
+    pub reads: ClassQueue,
     /// User writes.
-    pub writes: VecDeque<(u64, u32)>,
-    /// Internal work.
-    pub internal: VecDeque<(u64, u32)>,
+    pub writes: ClassQueue,
+    /// Internal work (one lane).
+    pub internal: ClassQueue,
     /// Programs and erases queued (in `writes` and `internal`).
     pub queued_program_erase: u32,
 }

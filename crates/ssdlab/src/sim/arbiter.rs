@@ -4,7 +4,7 @@
 //! round robin with an urgent class (NVMe base specification, "Arbitration Mechanisms").
 
 use crate::config::Arbitration;
-use crate::workload::flows::{FlowSpec, Priority};
+use crate::workload::flows::FlowSpec;
 
 /// Which flow goes next, and the turn state that makes it so.
 #[derive(Debug, Clone)]
@@ -26,15 +26,7 @@ impl Arbiter {
         Arbiter {
             kind,
             weights,
-            class: flows
-                .iter()
-                .map(|f| match f.priority {
-                    Priority::Urgent => 0,
-                    Priority::High => 1,
-                    Priority::Medium => 2,
-                    Priority::Low => 3,
-                })
-                .collect(),
+            class: flows.iter().map(|f| f.priority.index()).collect(),
             next: [0; 4],
             credits: weights,
         }
@@ -86,6 +78,7 @@ fn turn(next: &mut usize, n: usize, ok: impl Fn(usize) -> bool) -> Option<usize>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::flows::Priority;
 
     fn flows(classes: &[Priority]) -> Vec<FlowSpec> {
         classes

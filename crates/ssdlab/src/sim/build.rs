@@ -152,6 +152,7 @@ impl<'w> Simulation<'w> {
             metrics: Metrics::default(),
             flows: flows::FlowState::all(&opts.flows),
             spaces,
+            flow_class: Vec::new(),
             workload,
             progress: None,
             precondition_wall_s: started.elapsed().as_secs_f64(),
@@ -181,6 +182,15 @@ impl<'w> Simulation<'w> {
             ftl,
         };
         sim.metrics.pre_processed_pages = pre_processed;
+        if cfg.sched.flow_priority {
+            sim.flow_class = flows::classes(&sim.opts.flows);
+            for die in &mut sim.dies {
+                die.queues.reads =
+                    crate::sched::ClassQueue::with_classes(cfg.host.arbitration_weights);
+                die.queues.writes =
+                    crate::sched::ClassQueue::with_classes(cfg.host.arbitration_weights);
+            }
+        }
         if flows::queued(&sim.opts.flows) {
             let flows = &sim.opts.flows;
             sim.host.queues = vec![Default::default(); flows.len()];

@@ -94,10 +94,7 @@ impl Simulation<'_> {
     /// place after them and the lowest age key, [`AHEAD`], so the die's scheduler takes it first
     /// and urgent GC lets it pass (`Simulation::gate_gc`).
     fn move_ahead(&mut self, die: usize) {
-        let q = &mut self.dies[die].queues.reads;
-        let (_, id) = q.pop_back().expect("a read was just queued");
-        let at = q.iter().take_while(|&&(key, _)| key == AHEAD).count();
-        q.insert(at, (AHEAD, id));
+        self.dies[die].queues.reads.move_last_ahead(AHEAD);
     }
 
     /// Queues the program of a new version of the translation page stored as `tlpn`.

@@ -12,8 +12,7 @@ use crate::flash::{DieId, Geometry, PlaneId, Ppn};
 use crate::ftl::blocks::Stream;
 use crate::ftl::mapping::NONE;
 use crate::sched::{Cause, Heads, OpClass, OpKind, QueueKind};
-use crate::sched::{Die, DieState};
-use std::collections::VecDeque;
+use crate::sched::{ClassQueue, Die, DieState};
 
 /// How far down a queue multi-plane gang formation looks for partners.
 const GANG_SCAN: usize = 32;
@@ -22,6 +21,7 @@ impl Simulation<'_> {
     /// Appends an operation to one of a die's queues.
     pub(super) fn enqueue(&mut self, die: usize, q: QueueKind, id: u32) {
         self.seq += 1;
+        let class = self.priority_class(id);
         let entry = (self.seq, id);
         self.ops[id as usize].queued_at = self.now;
         let pe = matches!(self.ops[id as usize].kind, OpKind::Program | OpKind::Erase);
@@ -30,11 +30,27 @@ impl Simulation<'_> {
             queues.queued_program_erase += 1;
         }
         match q {
-            QueueKind::Read => queues.reads.push_back(entry),
-            QueueKind::Write => queues.writes.push_back(entry),
-            QueueKind::Internal => queues.internal.push_back(entry),
+            QueueKind::Read => queues.reads.push_back(entry, class),
+            QueueKind::Write => queues.writes.push_back(entry, class),
+            QueueKind::Internal => queues.internal.push_back(entry, 0),
         }
         self.timeline_queue(die);
+    }
+
+    /// The priority class (0 urgent … 3 low) whose die queue operation `id` joins with
+    /// `sched.flow_priority`: its request's flow's; an operation of no request (a flush of
+    /// buffered data, a translation read) is of the high class, as MQSim queues a transaction
+    /// of undefined priority. 0 without it (one queue).
+    fn priority_class(&self, id: u32) -> usize {
+        if self.flow_class.is_empty() {
+            return 0;
+        }
+        let op = &self.ops[id as usize];
+        if op.cause == Cause::User && op.req != NONE {
+            usize::from(self.flow_class[usize::from(self.reqs[op.req as usize].flow)])
+        } else {
+            1
+        }
     }
 
     /// The write stream of a program: host and migration data at its level, GC keeping the
@@ -51,9 +67,14 @@ impl Simulation<'_> {
 
     /// With dynamic allocation, a write whose plane has no free page is re-placed on a plane
     /// that has one (same die first, else the least-loaded die), so valid data drifting
-    /// unevenly between planes cannot wedge a plane that GC can no longer clean.
+    /// unevenly between planes cannot wedge a plane that GC can no longer clean. When the die
+    /// would otherwise idle (`idle`), no plane has a page now and no GC job runs anywhere to
+    /// free one, it goes to the plane with the fewest valid pages if that has fewer than its
+    /// own: GC can free pages there, and foreground GC cleans a die only once host work waits
+    /// on it (without this a run stalled with a third of the drive free: a proptest case,
+    /// HIRE's open blocks on two one-plane dies).
     /// Returns whether it moved one.
-    fn replace_blocked_write(&mut self, die: usize) -> bool {
+    fn replace_blocked_write(&mut self, die: usize, idle: bool) -> bool {
         if self.cfg.ftl.allocation != Allocation::Dynamic {
             return false;
         }
@@ -73,11 +94,21 @@ impl Simulation<'_> {
             .geo
             .planes_of_die(DieId(die as u32))
             .find(|&p| usable(p));
-        let target = same_die.or_else(|| {
-            (0..self.geo.data_planes())
-                .filter(|&p| usable(p))
-                .min_by_key(|&p| (self.dies[(p / ppd) as usize].load(), p))
-        });
+        let here = self.ops[id as usize].plane;
+        let valid = |p: u32| self.ftl.planes[p as usize].valid;
+        let target = same_die
+            .or_else(|| {
+                (0..self.geo.data_planes())
+                    .filter(|&p| usable(p))
+                    .min_by_key(|&p| (self.dies[(p / ppd) as usize].load(), p))
+            })
+            .or_else(|| {
+                let cleaning = self.ftl.planes.iter().any(|p| p.gc_jobs > 0);
+                (idle && !cleaning)
+                    .then(|| (0..self.geo.data_planes()).min_by_key(|&p| (valid(p), p)))
+                    .flatten()
+                    .filter(|&p| valid(p) < valid(here))
+            });
         let Some(plane) = target else { return false };
         self.ops[id as usize].plane = plane;
         let new_die = (plane / ppd) as usize;
@@ -285,7 +316,7 @@ impl Simulation<'_> {
                 }
                 None => {}
             }
-            self.replace_blocked_write(die);
+            self.replace_blocked_write(die, false);
             // Re-placing a write dispatches its new die, which may re-place one onto this die
             // and start it: look again before picking.
             if self.dies[die].state != DieState::Idle {
@@ -298,7 +329,7 @@ impl Simulation<'_> {
                 // The die would idle with the next write blocked too (several flushed or
                 // written back at once onto a full plane): nothing may wake it, so re-place
                 // that one as well.
-                if self.replace_blocked_write(die) {
+                if self.replace_blocked_write(die, true) {
                     continue;
                 }
                 self.die_idle(die);
@@ -338,13 +369,16 @@ impl Simulation<'_> {
         let q = &self.dies[die].queues;
         let (write, internal) = (q.writes.front().copied(), q.internal.front().copied());
         let age = |e: (u64, u32)| e.0;
+        // A queue's age is its oldest operation's (`ClassQueue::oldest`), the head it serves
+        // its priority classes' choice.
+        let write_age = q.writes.oldest();
         let mut heads = Heads {
-            read: q.reads.front().map(|e| e.0),
-            write: write.map(age),
+            read: q.reads.oldest(),
+            write: write.and(write_age),
             internal: internal.map(age),
         };
         if self.policies.gc_exec.is_some() {
-            heads.write = write.filter(|&e| self.can_start(die, e.1)).map(age);
+            heads.write = write.filter(|&e| self.can_start(die, e.1)).and(write_age);
             heads.internal = internal.filter(|&e| self.can_start(die, e.1)).map(age);
             let gated = self.gate_gc(die, heads);
             return self.sched.pick(gated);
@@ -466,7 +500,7 @@ impl Simulation<'_> {
         self.ops[leader as usize].pages = planes.len() as u32;
     }
 
-    fn queue_of(&self, die: usize, q: QueueKind) -> &VecDeque<(u64, u32)> {
+    fn queue_of(&self, die: usize, q: QueueKind) -> &ClassQueue {
         let qs = &self.dies[die].queues;
         match q {
             QueueKind::Read => &qs.reads,
@@ -475,7 +509,7 @@ impl Simulation<'_> {
         }
     }
 
-    fn queue_of_mut(&mut self, die: usize, q: QueueKind) -> &mut VecDeque<(u64, u32)> {
+    fn queue_of_mut(&mut self, die: usize, q: QueueKind) -> &mut ClassQueue {
         let qs = &mut self.dies[die].queues;
         match q {
             QueueKind::Read => &mut qs.reads,

@@ -37,6 +37,15 @@ impl FlowState {
     }
 }
 
+/// Each flow's priority class (0 urgent … 3 low) by flow index; one run's stream is of the
+/// high class, MQSim's default.
+pub(super) fn classes(flows: &[crate::workload::flows::FlowSpec]) -> Vec<u8> {
+    if flows.is_empty() {
+        return vec![crate::workload::flows::Priority::High.index() as u8];
+    }
+    flows.iter().map(|f| f.priority.index() as u8).collect()
+}
+
 /// Whether `flows` wait in submission queues on the host side: with several flows, or a flow
 /// holding its own `queue_depth`.
 pub(super) fn queued(flows: &[crate::workload::flows::FlowSpec]) -> bool {

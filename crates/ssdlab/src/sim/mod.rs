@@ -360,6 +360,9 @@ pub struct Simulation<'w> {
     flows: Vec<flows::FlowState>,
     /// Where each flow's logical space lies.
     spaces: flows::Spaces,
+    /// With `sched.flow_priority`: each flow's priority class (0 urgent … 3 low), by flow
+    /// index (empty: the dies keep one queue per direction).
+    flow_class: Vec<u8>,
     workload: &'w mut Requests<'w>,
     progress: Option<Progress<'w>>,
     precondition_wall_s: f64,

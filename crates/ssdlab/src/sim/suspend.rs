@@ -143,7 +143,7 @@ impl Simulation<'_> {
             }
         }
         let slot = usize::from(kind != OpKind::Program);
-        for &(_, id) in &self.dies[die].queues.reads {
+        for &(_, id) in self.dies[die].queues.reads.iter() {
             let wait = self.now.since(self.ops[id as usize].queued_at);
             m.reads_waited[slot] += 1;
             m.wait_ns[slot] += wait;

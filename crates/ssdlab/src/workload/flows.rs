@@ -101,6 +101,16 @@ impl Priority {
     fn is_default(&self) -> bool {
         *self == Priority::High
     }
+
+    /// Its place in NVMe's order: 0 urgent, 1 high, 2 medium, 3 low.
+    pub fn index(self) -> usize {
+        match self {
+            Priority::Urgent => 0,
+            Priority::High => 1,
+            Priority::Medium => 2,
+            Priority::Low => 3,
+        }
+    }
 }
 
 fn is_zero_u32(n: &u32) -> bool {

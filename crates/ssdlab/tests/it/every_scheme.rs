@@ -4,7 +4,8 @@
 //! being written may be served from: the verified run holds every invariant, leaving
 //! events out (`sim/elide.rs`) gives the whole summary of the run with every event, and so
 //! does writing a timeline, whose file shows every operation once (`timeline.rs`); the same
-//! requests as 2 or 4 I/O flows in other priority classes, under each arbitration, hold all of it.
+//! requests as 2 or 4 I/O flows in other priority classes, under each arbitration and with the
+//! dies' queues per priority class or not, hold all of it.
 //!
 //! `SSDLAB_PROPTEST_CASES` sets the number of cases (CI runs the default; a campaign runs
 //! thousands, with other seeds through `PROPTEST_RNG_SEED`: docs/testing.md).
@@ -49,6 +50,7 @@ proptest! {
         flows in prop::sample::select(vec![1usize, 1, 2, 4]),
         arbitration in prop::sample::select(vec!["fifo", "round-robin", "weighted-round-robin"]),
         fetch in prop::sample::select(vec![0u32, 0, 2, 16]),
+        flow_priority in any::<bool>(),
     ) {
         let mut spec_name = SCHEMES[first].name.to_string();
         if let Some(s) = second.filter(|&s| s != first) {
@@ -76,7 +78,8 @@ proptest! {
                 .set(&format!("precondition.fill={fill}")).unwrap()
                 .set(&format!("precondition.pattern={pattern}")).unwrap()
                 .set(&format!("host.arbitration={arbitration}")).unwrap()
-                .set(&format!("host.max_requests_in_flight={fetch}")).unwrap();
+                .set(&format!("host.max_requests_in_flight={fetch}")).unwrap()
+                .set(&format!("sched.flow_priority={flow_priority}")).unwrap();
             if spec_name.contains("ttflash") {
                 b = b.set(&format!("redundancy.ttflash_k={k}")).unwrap();
             }

@@ -92,6 +92,7 @@ proptest! {
         arbitration in prop::sample::select(vec!["fifo", "round-robin", "weighted-round-robin"]),
         flow_depth in prop::sample::select(vec![0u32, 1, 4]),
         confine in any::<bool>(),
+        flow_priority in any::<bool>(),
     ) {
         // Combinations validation refuses are turned into their nearest allowed one, so most
         // cases run (refused ones prove nothing): most-free plane choice needs static
@@ -145,6 +146,7 @@ proptest! {
             .set("precondition.pattern=random").unwrap()
             .set(&format!("precondition.pre_process={pre_process}")).unwrap()
             .set(&format!("host.arbitration={arbitration}")).unwrap()
+            .set(&format!("sched.flow_priority={flow_priority}")).unwrap()
             .build();
         // HIRE keeps up to six blocks open per plane; tiny geometries may not fit it.
         let Ok(cfg) = cfg else { return Ok(()) };
