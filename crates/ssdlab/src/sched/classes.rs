@@ -20,13 +20,23 @@ pub type Entry = (u64, u32);
 /// Number of NVMe priority classes: urgent, high, medium, low.
 pub const CLASSES: usize = 4;
 
-/// A die's queue of one direction of user operations.
-#[derive(Debug)]
+/// A die's queue of one direction of user operations: one first-in first-out lane, or the
+/// priority classes' lanes.
+#[derive(Debug, Default)]
 pub struct ClassQueue {
+    /// Without classes: every operation, those moved ahead first.
+    one: VecDeque<Entry>,
+    /// With classes (boxed: the plain queue stays as small and as fast as before).
+    classes: Option<Box<Classes>>,
+}
+
+/// The lanes of a queue in priority classes and its round-robin state.
+#[derive(Debug)]
+struct Classes {
     /// Operations moved ahead of all others, in the order they were moved.
     ahead: VecDeque<Entry>,
-    /// One lane, or one per priority class (urgent first).
-    lanes: Vec<VecDeque<Entry>>,
+    /// One lane per priority class, urgent first.
+    lanes: [VecDeque<Entry>; CLASSES],
     /// Weights of the high, medium and low classes.
     weights: [u32; 3],
     /// The class visited last.
@@ -35,19 +45,6 @@ pub struct ClassQueue {
     weight: u32,
     /// The lane the latest operation joined.
     last: usize,
-}
-
-impl Default for ClassQueue {
-    fn default() -> Self {
-        ClassQueue {
-            ahead: VecDeque::new(),
-            lanes: vec![VecDeque::new()],
-            weights: [1; 3],
-            next: 0,
-            weight: 1,
-            last: 0,
-        }
-    }
 }
 
 /// Where the next operation comes from, and the round-robin state taking it leaves.
@@ -61,46 +58,15 @@ enum Choice {
     },
 }
 
-impl ClassQueue {
-    /// A queue in the four priority classes, the high, medium and low ones weighted so.
-    pub fn with_classes(weights: [u32; 3]) -> Self {
-        ClassQueue {
-            lanes: vec![VecDeque::new(); CLASSES],
-            weights,
-            weight: weights[0],
-            ..ClassQueue::default()
-        }
-    }
-
-    /// Queues an operation of priority `class` (0 urgent … 3 low; ignored without classes).
-    pub fn push_back(&mut self, entry: Entry, class: usize) {
-        let lane = if self.lanes.len() == 1 {
-            0
-        } else {
-            class.min(CLASSES - 1)
-        };
-        self.lanes[lane].push_back(entry);
-        self.last = lane;
-    }
-
-    /// Moves the operation queued last ahead of every other but those moved before it,
-    /// giving it the age key `key`.
-    pub fn move_last_ahead(&mut self, key: u64) {
-        let (_, id) = self.lanes[self.last]
-            .pop_back()
-            .expect("an operation was just queued");
-        self.ahead.push_back((key, id));
-    }
-
-    /// What the next [`pop_front`](Self::pop_front) takes, without taking it.
+impl Classes {
+    /// What the next pop takes, without taking it.
     fn choice(&self) -> Option<Choice> {
         if !self.ahead.is_empty() {
             return Some(Choice::Ahead);
         }
-        if self.lanes.len() == 1 || !self.lanes[0].is_empty() {
-            let lane = 0;
-            return (!self.lanes[lane].is_empty()).then_some(Choice::Lane {
-                lane,
+        if !self.lanes[0].is_empty() {
+            return Some(Choice::Lane {
+                lane: 0,
                 next: self.next,
                 weight: self.weight,
             });
@@ -135,16 +101,14 @@ impl ClassQueue {
         None
     }
 
-    /// The operation the die would take next from this queue.
-    pub fn front(&self) -> Option<&Entry> {
+    fn front(&self) -> Option<&Entry> {
         match self.choice()? {
             Choice::Ahead => self.ahead.front(),
             Choice::Lane { lane, .. } => self.lanes[lane].front(),
         }
     }
 
-    /// Takes the operation [`front`](Self::front) shows.
-    pub fn pop_front(&mut self) -> Option<Entry> {
+    fn pop_front(&mut self) -> Option<Entry> {
         match self.choice()? {
             Choice::Ahead => self.ahead.pop_front(),
             Choice::Lane { lane, next, weight } => {
@@ -155,11 +119,7 @@ impl ClassQueue {
         }
     }
 
-    /// The age key of the oldest operation queued, whichever class it is in: what a policy
-    /// comparing ages across a die's queues sees, so an operation queued after a read (an
-    /// erase of the read's block) never goes before it, whatever the classes' order. One
-    /// lane: its head's.
-    pub fn oldest(&self) -> Option<u64> {
+    fn oldest(&self) -> Option<u64> {
         self.ahead
             .front()
             .into_iter()
@@ -168,18 +128,108 @@ impl ClassQueue {
             .min()
     }
 
+    fn len(&self) -> usize {
+        self.ahead.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
+    }
+}
+
+impl ClassQueue {
+    /// A queue in the four priority classes, the high, medium and low ones weighted so.
+    pub fn with_classes(weights: [u32; 3]) -> Self {
+        ClassQueue {
+            one: VecDeque::new(),
+            classes: Some(Box::new(Classes {
+                ahead: VecDeque::new(),
+                lanes: Default::default(),
+                weights,
+                next: 0,
+                weight: weights[0],
+                last: 0,
+            })),
+        }
+    }
+
+    /// Queues an operation of priority `class` (0 urgent … 3 low; ignored without classes).
+    #[inline]
+    pub fn push_back(&mut self, entry: Entry, class: usize) {
+        match self.classes.as_deref_mut() {
+            None => self.one.push_back(entry),
+            Some(c) => {
+                let lane = class.min(CLASSES - 1);
+                c.lanes[lane].push_back(entry);
+                c.last = lane;
+            }
+        }
+    }
+
+    /// Moves the operation queued last ahead of every other but those moved before it
+    /// (which carry the same age key `key`), giving it `key`.
+    pub fn move_last_ahead(&mut self, key: u64) {
+        match self.classes.as_deref_mut() {
+            None => {
+                let (_, id) = self.one.pop_back().expect("an operation was just queued");
+                let at = self.one.iter().take_while(|e| e.0 == key).count();
+                self.one.insert(at, (key, id));
+            }
+            Some(c) => {
+                let (_, id) = c.lanes[c.last]
+                    .pop_back()
+                    .expect("an operation was just queued");
+                c.ahead.push_back((key, id));
+            }
+        }
+    }
+
+    /// The operation the die would take next from this queue.
+    #[inline]
+    pub fn front(&self) -> Option<&Entry> {
+        match self.classes.as_deref() {
+            None => self.one.front(),
+            Some(c) => c.front(),
+        }
+    }
+
+    /// Takes the operation [`front`](Self::front) shows.
+    #[inline]
+    pub fn pop_front(&mut self) -> Option<Entry> {
+        match self.classes.as_deref_mut() {
+            None => self.one.pop_front(),
+            Some(c) => c.pop_front(),
+        }
+    }
+
+    /// The age key of the oldest operation queued, whichever class it is in: what a policy
+    /// comparing ages across a die's queues sees, so an operation queued after a read (an
+    /// erase of the read's block) never goes before it, whatever the classes' order. One
+    /// lane: its head's.
+    #[inline]
+    pub fn oldest(&self) -> Option<u64> {
+        match self.classes.as_deref() {
+            None => self.one.front().map(|e| e.0),
+            Some(c) => c.oldest(),
+        }
+    }
+
     /// Every queued operation: those moved ahead, then each lane in class order.
+    #[inline]
     pub fn iter(&self) -> impl Iterator<Item = &Entry> {
-        self.ahead.iter().chain(self.lanes.iter().flatten())
+        // One of the two is empty.
+        let classes = self.classes.as_deref().into_iter();
+        self.one
+            .iter()
+            .chain(classes.flat_map(|c| c.ahead.iter().chain(c.lanes.iter().flatten())))
     }
 
     /// Removes the operation at position `i` of [`iter`](Self::iter).
     pub fn remove(&mut self, mut i: usize) -> Option<Entry> {
-        if i < self.ahead.len() {
-            return self.ahead.remove(i);
+        let Some(c) = self.classes.as_deref_mut() else {
+            return self.one.remove(i);
+        };
+        if i < c.ahead.len() {
+            return c.ahead.remove(i);
         }
-        i -= self.ahead.len();
-        for lane in &mut self.lanes {
+        i -= c.ahead.len();
+        for lane in &mut c.lanes {
             if i < lane.len() {
                 return lane.remove(i);
             }
@@ -189,13 +239,21 @@ impl ClassQueue {
     }
 
     /// Operations queued.
+    #[inline]
     pub fn len(&self) -> usize {
-        self.ahead.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
+        match self.classes.as_deref() {
+            None => self.one.len(),
+            Some(c) => c.len(),
+        }
     }
 
     /// Whether nothing is queued.
+    #[inline]
     pub fn is_empty(&self) -> bool {
-        self.ahead.is_empty() && self.lanes.iter().all(VecDeque::is_empty)
+        match self.classes.as_deref() {
+            None => self.one.is_empty(),
+            Some(c) => c.len() == 0,
+        }
     }
 }
 
