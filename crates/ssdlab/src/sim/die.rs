@@ -72,7 +72,7 @@ impl Simulation<'_> {
     /// free one, it goes to the plane with the fewest valid pages if that has fewer than its
     /// own: GC can free pages there, and foreground GC cleans a die only once host work waits
     /// on it (without this a run stalled with a third of the drive free: a proptest case,
-    /// HIRE's open blocks on two one-plane dies).
+    /// a scheme's six open blocks per plane on two one-plane dies).
     /// Returns whether it moved one.
     fn replace_blocked_write(&mut self, die: usize, idle: bool) -> bool {
         if self.cfg.ftl.allocation != Allocation::Dynamic {
