@@ -103,8 +103,8 @@ impl Simulation<'_> {
                     .min_by_key(|&p| (self.dies[(p / ppd) as usize].load(), p))
             })
             .or_else(|| {
-                let cleaning = self.ftl.planes.iter().any(|p| p.gc_jobs > 0);
-                (idle && !cleaning)
+                let cleaning = || self.ftl.planes.iter().any(|p| p.gc_jobs > 0);
+                (idle && !cleaning())
                     .then(|| (0..self.geo.data_planes()).min_by_key(|&p| (valid(p), p)))
                     .flatten()
                     .filter(|&p| valid(p) < valid(here))
