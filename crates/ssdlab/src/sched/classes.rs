@@ -261,13 +261,14 @@ impl ClassQueue {
 mod tests {
     use super::*;
 
-    /// The classes of the first `n` operations taken from a queue holding `per` of each class.
+    /// The classes of the first `n` operations taken from `q`.
     fn served(q: &mut ClassQueue, n: usize) -> Vec<usize> {
         (0..n)
             .map(|_| (q.pop_front().expect("backlogged").1 / 1000) as usize)
             .collect()
     }
 
+    /// A queue of 100 operations of each of `classes`.
     fn backlogged(weights: [u32; 3], classes: &[usize]) -> ClassQueue {
         let mut q = ClassQueue::with_classes(weights);
         for &c in classes {

@@ -25,15 +25,11 @@ impl Simulation<'_> {
         let entry = (self.seq, id);
         self.ops[id as usize].queued_at = self.now;
         let pe = matches!(self.ops[id as usize].kind, OpKind::Program | OpKind::Erase);
-        let queues = &mut self.dies[die].queues;
         if pe {
-            queues.queued_program_erase += 1;
+            self.dies[die].queues.queued_program_erase += 1;
         }
-        match q {
-            QueueKind::Read => queues.reads.push_back(entry, class),
-            QueueKind::Write => queues.writes.push_back(entry, class),
-            QueueKind::Internal => queues.internal.push_back(entry, 0),
-        }
+        // The internal queue has one lane: the class is ignored there.
+        self.queue_of_mut(die, q).push_back(entry, class);
         self.timeline_queue(die);
     }
 
@@ -231,7 +227,8 @@ impl Simulation<'_> {
     /// front of one request.
     fn foreground_clean(&mut self, die: usize) {
         // Host work first since the last clean — unless it cannot start: no read waits and the
-        // oldest write has no page to go to (a plane out of space waits for the clean).
+        // write it would take next has no page to go to (a plane out of space waits for the
+        // clean).
         if self.foreground[die].owed && !self.host_writes_blocked(die) {
             return;
         }
@@ -258,7 +255,7 @@ impl Simulation<'_> {
     }
 
     /// Whether the die's host work cannot start for want of space: no read is queued and the
-    /// oldest queued write has no page to go to.
+    /// write it would take next has no page to go to.
     fn host_writes_blocked(&self, die: usize) -> bool {
         let q = &self.dies[die].queues;
         q.reads.is_empty()
@@ -335,13 +332,10 @@ impl Simulation<'_> {
                 self.die_idle(die);
                 return;
             };
-            let queues = &mut self.dies[die].queues;
-            let queue = match kind {
-                QueueKind::Read => &mut queues.reads,
-                QueueKind::Write => &mut queues.writes,
-                QueueKind::Internal => &mut queues.internal,
-            };
-            let (_, id) = queue.pop_front().expect("picked queue has a head");
+            let (_, id) = self
+                .queue_of_mut(die, kind)
+                .pop_front()
+                .expect("picked queue has a head");
             if self.skip_stale_gc_read(id) {
                 continue;
             }

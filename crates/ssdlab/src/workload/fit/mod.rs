@@ -490,8 +490,8 @@ fn direct(t: &Profile, seed: u64) -> (SynthSpec, Vec<ArrivalChoice>) {
     let u = &t.reuse;
     spec.reread = (u.reread_pct / 100.0).clamp(0.0, 0.95);
     spec.raw = (u.read_after_write_pct / 100.0).clamp(0.0, 0.99 - spec.reread);
-    spec.raw_dist = u.raw_gap_requests.p50.max(1.0);
     spec.reread_dist = u.reread_gap_requests.p50.max(1.0);
+    spec.raw_dist = u.raw_gap_requests.p50.max(1.0);
     spec.dist_sigma = sigma(&u.reread_gap_requests)
         .or_else(|| sigma(&u.raw_gap_requests))
         .unwrap_or(1.0);
@@ -536,7 +536,7 @@ fn timed_rereads(spec: &mut SynthSpec, t: &Profile) {
         spec.reread_gap_us = round_sig(gaps.p50.max(1.0), 4);
         spec.reread_dist = SynthSpec::default().reread_dist;
         spec.reread_gap_sigma = round_sig(sigma(gaps).unwrap_or(1.0), 4);
-        spec.reread = spec.reread.min(MAX_TIMED_REREAD - spec.cobatch).max(0.0);
+        cap_timed_rereads(spec);
     } else {
         spec.reread_gap_us = 0.0;
     }
@@ -549,6 +549,14 @@ const IMMEDIATE: f64 = 10.0;
 /// The most of the reads that re-reads placed in time and riders may take together (the read
 /// process brings the rest).
 const MAX_TIMED_REREAD: f64 = 0.95;
+
+/// Keeps the share of re-reads placed in time within what the riders leave
+/// ([`MAX_TIMED_REREAD`]); no change to re-reads placed by distance.
+fn cap_timed_rereads(spec: &mut SynthSpec) {
+    if spec.reread_gap_us > 0.0 {
+        spec.reread = spec.reread.min(MAX_TIMED_REREAD - spec.cobatch).max(0.0);
+    }
+}
 
 /// The mean batch of a direction from its requests per busy 1 ms window and its mean rate
 /// (per ms): batches arriving as a Poisson process at rate λ / m hit a window with chance
@@ -996,8 +1004,8 @@ fn correct_rereads(spec: &mut SynthSpec, t: &Profile, g: &Profile) {
         if tg.count > 0 && gg.count > 0 {
             spec.reread_gap_us = (spec.reread_gap_us * tg.p50 / gg.p50.max(1.0)).clamp(1.0, 1e12);
         }
-        spec.reread = spec.reread.min(MAX_TIMED_REREAD - spec.cobatch).max(0.0);
     }
+    cap_timed_rereads(spec);
 }
 
 /// One round of corrections: each parameter moves by its statistic's gap.
@@ -1072,9 +1080,8 @@ fn correct(spec: &mut SynthSpec, t: &Profile, g: &Profile, popularity: Start) {
     ) {
         spec.cobatch_raw = (spec.cobatch_raw + (x - y) / 100.0).clamp(0.0, 1.0);
     }
-    if spec.reread_gap_us > 0.0 {
-        spec.reread = spec.reread.min(MAX_TIMED_REREAD - spec.cobatch).max(0.0);
-    }
+    // Again: the riders' share moved.
+    cap_timed_rereads(spec);
     if spec.cobatch <= 0.0 {
         spec.cobatch_raw = 0.0;
     }

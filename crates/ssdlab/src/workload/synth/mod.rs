@@ -140,12 +140,13 @@ pub struct SynthSpec {
     pub reread: f64,
     /// Median distance of a re-read, in read requests back.
     pub reread_dist: f64,
-    /// Re-reads placed in time (0 = not: by `reread_dist`): each read, with probability
-    /// `reread`, schedules a re-read of its start page a gap g later (log-normal, median this
-    /// many µs, shape `reread_gap_sigma`), which arrives then as a read of its own. The read
-    /// process then brings only the first reads (a share `1 − reread` of the reads, less the
-    /// riders), so `write_ratio` and the rate keep their meaning; re-reads come as soon after
-    /// their first read as the trace's, which decides whether a scheme has a copy by then.
+    /// Re-reads placed in time (0 = not: by `reread_dist`): `reread` is then the re-reads'
+    /// share of the reads, and each first read is followed by a run of re-reads of its start
+    /// page, each a gap g after the one before (log-normal, median this many µs, shape
+    /// `reread_gap_sigma`) and each a read of its own. The read process brings only the first
+    /// reads (a share `1 − reread` of the reads, less the riders), so `write_ratio` and the rate
+    /// keep their meaning; re-reads come as soon after their first read as the trace's, which
+    /// decides whether a scheme has a copy by then.
     pub reread_gap_us: f64,
     /// Shape (σ of the logarithm) of the re-read gap law.
     pub reread_gap_sigma: f64,
@@ -278,12 +279,11 @@ impl SynthSpec {
     }
 
     /// The re-reads placed in time to share out: a share `reread` of the reads, among the
-    /// first reads the read process brings (none without re-reads in time or first reads);
-    /// with a read envelope per slice of it, by `reread_envelope` (a slice without first
-    /// reads hands its re-reads to the one before that has some, else after).
-    fn chains(&self) -> Chains {
+    /// `total` first reads the read process brings (none without re-reads in time or first
+    /// reads); with a read envelope per slice of it, by `reread_envelope` (a slice without
+    /// first reads hands its re-reads to the one before that has some, else after).
+    fn chains(&self, total: u64) -> Chains {
         let n = self.requests as f64;
-        let total = (n * self.split_sides()[0].share).round() as u64;
         let left = if self.rereads_in_time() && total > 0 {
             (n * (1.0 - self.write_ratio) * self.reread).round() as u64
         } else {
@@ -306,7 +306,6 @@ impl SynthSpec {
         }
         Chains {
             exact: placed.is_some(),
-            by_slice: lefts.len() > 1,
             firsts,
             left: lefts,
             mean: (left > 0)
@@ -367,9 +366,11 @@ impl SynthSpec {
         let pool = ((pages as f64 * self.dup_pool) as u64).max(1);
         let gap = self.mean_gap_us();
         let total_us = gap * self.requests as f64;
-        let chains = self.chains();
+        let [read, write] = self.split_sides();
+        // Reads a split stream's read process brings (with envelopes, exactly so many).
+        let quota_reads = (self.requests as f64 * read.share).round() as u64;
+        let chains = self.chains(quota_reads);
         let clock = if self.split() {
-            let [read, write] = self.split_sides();
             let side = |p: &SideSpec, seed: u64| {
                 (p.share > 0.0).then(|| {
                     Side::new(
@@ -387,7 +388,6 @@ impl SynthSpec {
             // time.
             let whole = self.envelope.as_ref();
             let envelope = |o: &'_ OpSpec| o.envelope.clone().or_else(|| whole.cloned());
-            let quota_reads = (self.requests as f64 * read.share).round() as u64;
             let mut writes = side(&write, SEED_WRITES).map(|mut s| {
                 if let Some(e) = envelope(&self.write) {
                     s.place(
@@ -557,11 +557,10 @@ const MAX_PENDING: usize = 1 << 20;
 struct Chains {
     /// The processes are placed: both counts are exact.
     exact: bool,
-    /// Counted per slice of the read envelope (else one count for the whole stream).
-    by_slice: bool,
-    /// First reads still to come.
+    /// First reads still to come, per slice of the read envelope with `reread_envelope`
+    /// (else one count for the whole stream).
     firsts: Vec<u64>,
-    /// Re-reads still to share out.
+    /// Re-reads still to share out, as `firsts`.
     left: Vec<u64>,
     /// Re-reads per first read, without placement.
     mean: Option<Poisson<f64>>,
@@ -873,11 +872,7 @@ impl Synth {
                 .as_ref()
                 .map_or(0, |p| p.sample(&mut self.rng) as u64);
         }
-        let k = if c.by_slice {
-            slice.unwrap_or(0).min(c.firsts.len() - 1)
-        } else {
-            0
-        };
+        let k = slice.unwrap_or(0).min(c.firsts.len() - 1);
         let n = if c.firsts[k] <= 1 {
             c.left[k]
         } else {
