@@ -444,6 +444,35 @@ fn rereads_placed_in_time_arrive_their_gap_after_the_first_read() {
     assert_eq!(per_10ms[1] + per_10ms[2], 0, "{per_10ms:?}");
 }
 
+/// With `rider_envelope` each slice's write arrivals carry exactly its share of the riders:
+/// 10,000 requests, half writes, a share 0.3 of the reads riding — 3,500 reads from the read
+/// process (placed in the first half), 1,500 riders shared 0 : 0 : 1 : 3 over the quarters and
+/// 1,250 writes in each. Without the key riders are a constant share of the write arrivals.
+#[test]
+fn riders_follow_their_envelope_exactly() {
+    let base = "requests=10000,write_ratio=0.5,iat_us=10,footprint_gib=4,cobatch=0.3,read_envelope=1|1|0|0,write_envelope=1|1|1|1,seed=6";
+    let quarters = |spec: &str| {
+        let spec: SynthSpec = spec.parse().unwrap();
+        let span_ns = spec.mean_gap_us() * 1e3 * spec.requests as f64;
+        let mut q = [[0u64; 2]; 4];
+        for r in spec.generate().unwrap() {
+            let r = r.unwrap();
+            let k = ((r.time_ns as f64 / span_ns * 4.0) as usize).min(3);
+            q[k][usize::from(r.op == IoOp::Write)] += 1;
+        }
+        q
+    };
+    let q = quarters(&format!("{base},rider_envelope=0|0|1|3"));
+    assert_eq!(
+        q,
+        [[1750, 1250], [1750, 1250], [375, 1250], [1125, 1250]],
+        "{q:?}"
+    );
+    // Riders in proportion to the writes put some in every quarter.
+    let q = quarters(base);
+    assert!(q[0][0] > 1750 && q[2][0] > 200 && q[2][0] < 550, "{q:?}");
+}
+
 /// Requests of a generated stream as (write?, start page, pages).
 fn pages_of(spec: &str) -> Vec<(bool, u64, u64)> {
     let spec: SynthSpec = spec.parse().unwrap();

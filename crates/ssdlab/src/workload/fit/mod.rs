@@ -207,7 +207,7 @@ fn finish(
         popularity,
         ..
     } = best;
-    if let Some([read, write]) = envelopes {
+    if let Some([_, write]) = envelopes {
         // Placed in the envelopes' slices, each direction's count and the span are the
         // workload's: the corrections the rounds made for a process's own drift in
         // operational time no longer apply.
@@ -245,14 +245,14 @@ fn finish(
             Some(g)
         };
         for round in 0..=COUPLING_ROUNDS {
-            place_reads(&mut synth, target, read.as_ref(), write.as_ref());
+            place_reads(&mut synth, target, write.as_ref());
             let Some(g) = keep(&synth) else { break };
             if round < COUPLING_ROUNDS {
                 correct_coupling(&mut synth, target, &g);
                 round_spec(&mut synth);
             }
         }
-        place_reads(&mut without, target, read.as_ref(), write.as_ref());
+        place_reads(&mut without, target, write.as_ref());
         keep(&without);
         (_, synth, got) = kept.ok_or_else(|| {
             FitError::Stand("no stand-in placed in the activity envelopes generates".into())
@@ -278,44 +278,45 @@ fn finish(
 /// Rounds of corrections in the workload's own time after the envelopes are placed.
 const COUPLING_ROUNDS: usize = 3;
 
-/// The read envelope of `spec`: the workload's reads per slice (`read`), less the re-reads
-/// placed in time (their own envelope places them) and the reads riding in write batches
-/// (they land where the writes are, `write`).
-fn place_reads(
-    spec: &mut SynthSpec,
-    target: &Profile,
-    read: Option<&Envelope>,
-    write: Option<&Envelope>,
-) {
-    spec.read.envelope = read.cloned();
+/// The read envelope of `spec`: the workload's reads per slice, less the re-reads placed in
+/// time (`reread_envelope` places them as the workload's were) and the reads riding in write
+/// batches (`rider_envelope` places them: in proportion to each slice's reads, in the slices
+/// that have writes to carry them, and no more riders than those slices' reads).
+fn place_reads(spec: &mut SynthSpec, target: &Profile, write: Option<&Envelope>) {
+    let mut own: Vec<f64> = target.slices.iter().map(|s| s[0] as f64).collect();
     spec.reread_envelope = None;
+    spec.rider_envelope = None;
     if spec.reread_gap_us > 0.0 {
-        let firsts: Vec<u64> = target
-            .slices
-            .iter()
-            .zip(&target.reread_slices)
-            .map(|(s, r)| s[0].saturating_sub(*r))
-            .collect();
-        if let Some(e) = Envelope::of_counts(&firsts) {
-            spec.read.envelope = Some(e);
-            spec.reread_envelope = Envelope::of_counts(&target.reread_slices);
-        }
-    }
-    let riders = spec.requests as f64 * spec.cobatch * (1.0 - spec.write_ratio);
-    if let (Some(r), Some(w)) = (spec.read.envelope.as_mut(), write) {
-        let writes: f64 = w.weights.iter().sum();
-        if riders > 0.0 && writes > 0.0 {
-            let own: Vec<f64> = r
-                .weights
-                .iter()
-                .zip(&w.weights)
-                .map(|(reads, wk)| (reads - riders * wk / writes).max(0.0))
-                .collect();
-            if own.iter().sum::<f64>() > 0.0 {
-                r.weights = own.iter().map(|x| round_sig(*x, 4)).collect();
+        if let Some(e) = Envelope::of_counts(&target.reread_slices) {
+            for (o, r) in own.iter_mut().zip(&target.reread_slices) {
+                *o = (*o - *r as f64).max(0.0);
             }
+            spec.reread_envelope = Some(e);
         }
     }
+    let carried: Vec<f64> = own
+        .iter()
+        .zip(&target.slices)
+        .map(|(r, s)| if s[1] > 0 { *r } else { 0.0 })
+        .collect();
+    let room: f64 = carried.iter().sum();
+    let reads = spec.requests as f64 * (1.0 - spec.write_ratio);
+    if write.is_some() && spec.cobatch > 0.0 && room > 0.0 && reads > 0.0 {
+        spec.cobatch = spec.cobatch.min(round_sig(room / reads, 4));
+        let riders = reads * spec.cobatch;
+        for (o, c) in own.iter_mut().zip(&carried) {
+            *o = (*o - riders * c / room).max(0.0);
+        }
+        spec.rider_envelope = Some(Envelope {
+            weights: carried.iter().map(|x| round_sig(*x, 4)).collect(),
+        });
+    } else if write.is_none() || room <= 0.0 {
+        spec.cobatch = 0.0;
+        spec.cobatch_raw = 0.0;
+    }
+    spec.read.envelope = (own.iter().sum::<f64>() > 0.0).then(|| Envelope {
+        weights: own.iter().map(|x| round_sig(*x, 4)).collect(),
+    });
 }
 
 /// The loss the uniform start must reach, as a share of the Zipf start's, to be kept.

@@ -110,6 +110,11 @@ pub struct SynthSpec {
     /// write (a write read back at once, as a file system or database verifying or re-using
     /// what it just wrote); the other riders draw their page as any read. 0 = none.
     pub cobatch_raw: f64,
+    /// With a write envelope: how the riders (`cobatch`) are shared among its slices, each
+    /// slice's write arrivals carrying exactly its share, so riders land where the workload's
+    /// reads near writes were rather than in proportion to the writes (`None`: riders are a
+    /// constant share of the write process's arrivals).
+    pub rider_envelope: Option<Envelope>,
     /// Address range touched, GiB.
     pub footprint_gib: f64,
     /// Zipf exponent over 4 KiB pages of the footprint (0 = uniform).
@@ -190,6 +195,7 @@ impl Default for SynthSpec {
             batch_us: 0.0,
             cobatch: 0.0,
             cobatch_raw: 0.0,
+            rider_envelope: None,
             footprint_gib: 1.0,
             zipf: 0.0,
             seq: 0.0,
@@ -390,13 +396,24 @@ impl SynthSpec {
             let envelope = |o: &'_ OpSpec| o.envelope.clone().or_else(|| whole.cloned());
             let mut writes = side(&write, SEED_WRITES).map(|mut s| {
                 if let Some(e) = envelope(&self.write) {
-                    s.place(
-                        &e,
-                        self.requests
-                            .saturating_sub(quota_reads + chains.left.iter().sum::<u64>()),
-                        total_us,
-                        self.seed ^ SEED_RIDERS,
-                    );
+                    let placed = self
+                        .requests
+                        .saturating_sub(quota_reads + chains.left.iter().sum::<u64>());
+                    match &self.rider_envelope {
+                        // Each slice's writes, and its riders on top.
+                        Some(r) => {
+                            let writes = ((self.requests as f64 * self.write_ratio).round() as u64)
+                                .min(placed);
+                            let riders = apportion(&r.weights, placed - writes);
+                            let counts = apportion(&e.weights, writes)
+                                .iter()
+                                .zip(&riders)
+                                .map(|(w, r)| w + r)
+                                .collect();
+                            s.place_counts(counts, Some(riders), total_us, self.seed ^ SEED_RIDERS);
+                        }
+                        None => s.place(&e, placed, total_us, self.seed ^ SEED_RIDERS),
+                    }
                 }
                 s
             });
@@ -1004,6 +1021,19 @@ mod tests {
             (
                 "reread=0.2,reread_gap_us=10,read_envelope=1|2|3,reread_envelope=1|2",
                 "reread_envelope has 2 slices, the read envelope 3",
+            ),
+            ("rider_envelope=1|2", "cobatch must be > 0"),
+            (
+                "write_ratio=0.5,cobatch=0.2,rider_envelope=1|2",
+                "write_envelope (or envelope) must be set",
+            ),
+            (
+                "write_ratio=0.5,cobatch=0.2,write_envelope=1|2|3,rider_envelope=1|2",
+                "rider_envelope has 2 slices, the write envelope 3",
+            ),
+            (
+                "write_ratio=0.5,cobatch=0.2,write_envelope=1|0|3,rider_envelope=1|2|0",
+                "slice 2 has riders but the write envelope has no writes there",
             ),
         ] {
             let e = spec.parse::<SynthSpec>().unwrap_err();

@@ -73,6 +73,10 @@ struct Placement {
     closing: bool,
     /// Draws of the riders (kept off the process's generator, which placement replays).
     riders: ChaCha8Rng,
+    /// Riders still to come in each slice, when each slice carries an exact number of them.
+    rider_counts: Option<Vec<u64>>,
+    /// Whether the request taken last is one of those riders.
+    rode: bool,
 }
 
 /// Margin of a placed request from its slice's ends, as a share of the slice.
@@ -114,7 +118,19 @@ impl Side {
     /// Places the process's first `requests` requests in `envelope`'s slices of `span_us`, in
     /// proportion to the weights (exactly, after rounding); riders then draw from `seed`.
     pub(super) fn place(&mut self, envelope: &Envelope, requests: u64, span_us: f64, seed: u64) {
-        let counts = apportion(&envelope.weights, requests);
+        self.place_counts(apportion(&envelope.weights, requests), None, span_us, seed);
+    }
+
+    /// Places the process's requests `counts[k]` in slice `k` of `span_us`; with `riders`,
+    /// exactly `riders[k]` of slice `k`'s requests are riders (drawn from `seed` without
+    /// replacement), else each is one with probability [`Self::reads`].
+    pub(super) fn place_counts(
+        &mut self,
+        counts: Vec<u64>,
+        riders: Option<Vec<u64>>,
+        span_us: f64,
+        seed: u64,
+    ) {
         self.placement = Some(Placement {
             slice_us: span_us / counts.len() as f64,
             counts,
@@ -125,6 +141,8 @@ impl Side {
             last_us: 0.0,
             closing: false,
             riders: ChaCha8Rng::seed_from_u64(seed),
+            rider_counts: riders,
+            rode: false,
         });
         self.next_slice(true);
     }
@@ -200,6 +218,12 @@ impl Side {
         let t = self.real(u);
         self.core.take();
         if let Some(p) = self.placement.as_mut() {
+            if let Some(riders) = p.rider_counts.as_mut() {
+                let k = p.slice.min(riders.len() - 1);
+                let left = p.left.max(1);
+                p.rode = riders[k] > 0 && p.riders.random_range(0..left) < riders[k];
+                riders[k] -= u64::from(p.rode);
+            }
             p.last_us = u;
             p.left = p.left.saturating_sub(1);
             if p.left == 0 {
@@ -215,6 +239,7 @@ impl Side {
             return false;
         }
         match self.placement.as_mut() {
+            Some(p) if p.rider_counts.is_some() => p.rode,
             Some(p) => p.riders.random_bool(self.reads),
             None => self.core.rng.random_bool(self.reads),
         }

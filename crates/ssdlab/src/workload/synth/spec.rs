@@ -38,7 +38,7 @@ const PER_DIRECTION: [&str; 16] = [
 ];
 
 /// Every key `--synth` knows, for the message naming an unknown one.
-const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, cobatch, cobatch_raw, footprint_gib, zipf, seq, rw_mix, hot_gib, hot_share, hot_drift, reread, reread_dist, reread_gap_us, reread_gap_sigma, reread_envelope, raw, raw_dist, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, footprint_gib, zipf, size_kib, seq, hot_gib, hot_share, hot_drift)";
+const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, cobatch, cobatch_raw, rider_envelope, footprint_gib, zipf, seq, rw_mix, hot_gib, hot_share, hot_drift, reread, reread_dist, reread_gap_us, reread_gap_sigma, reread_envelope, raw, raw_dist, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, footprint_gib, zipf, size_kib, seq, hot_gib, hot_share, hot_drift)";
 
 impl Sizes {
     /// Checks sizes and weights; `key` names them in messages.
@@ -215,6 +215,40 @@ impl SynthSpec {
                 "reread + raw = {}: the two are shares of the reads and must add up to at most 1",
                 self.reread + self.raw
             ));
+        }
+        if let Some(r) = &self.rider_envelope {
+            let placed = self.write.envelope.as_ref().or(self.envelope.as_ref());
+            match placed {
+                _ if self.cobatch <= 0.0 => {
+                    return Err(
+                        "rider_envelope: it shares out the reads riding in write batches, so cobatch must be > 0"
+                            .into(),
+                    )
+                }
+                None => {
+                    return Err(
+                        "rider_envelope: it shares riders among the slices of the write envelope, so write_envelope (or envelope) must be set"
+                            .into(),
+                    )
+                }
+                Some(e) if e.weights.len() != r.weights.len() => {
+                    return Err(format!(
+                        "rider_envelope has {} slices, the write envelope {}: they must match",
+                        r.weights.len(),
+                        e.weights.len()
+                    ))
+                }
+                Some(e) => {
+                    if let Some(k) = (0..e.weights.len())
+                        .find(|&k| r.weights[k] > 0.0 && e.weights[k] <= 0.0)
+                    {
+                        return Err(format!(
+                            "rider_envelope: slice {} has riders but the write envelope has no writes there to carry them",
+                            k + 1
+                        ));
+                    }
+                }
+            }
         }
         if let Some(r) = &self.reread_envelope {
             let placed = self.read.envelope.as_ref().or(self.envelope.as_ref());
@@ -822,6 +856,9 @@ impl FromStr for SynthSpec {
                 ("reread_envelope", None) => {
                     spec.reread_envelope = Some(super::Envelope::parse(k, v)?);
                 }
+                ("rider_envelope", None) => {
+                    spec.rider_envelope = Some(super::Envelope::parse(k, v)?);
+                }
                 ("raw", None) => spec.raw = num(v)?,
                 ("raw_dist", None) => spec.raw_dist = num(v)?,
                 ("dist_sigma", None) => spec.dist_sigma = num(v)?,
@@ -977,6 +1014,9 @@ impl fmt::Display for SynthSpec {
         }
         if let Some(e) = &self.reread_envelope {
             write!(f, ",reread_envelope={e}")?;
+        }
+        if let Some(e) = &self.rider_envelope {
+            write!(f, ",rider_envelope={e}")?;
         }
         write!(f, ",seed={}", self.seed)
     }
