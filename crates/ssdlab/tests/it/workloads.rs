@@ -203,6 +203,8 @@ fn fit_recovers_the_spec_it_was_generated_from() {
     let rb = s.read.arrivals.map(|p| p.name());
     if let Some(ssdlab::workload::synth::Process::BModel { b, .. }) = s.read.arrivals {
         assert!((b - 0.8).abs() < 0.05, "read b {b}");
+        // A cascade of single requests is not taken for one of batches.
+        assert_ne!(read_choice.chosen, "bmodel with batches", "{}", f.spec);
     }
     assert!(rb.is_some());
     let wk: Vec<u32> = s.read.sizes.as_ref().unwrap().kib.clone();
