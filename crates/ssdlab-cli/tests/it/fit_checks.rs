@@ -54,6 +54,13 @@ fn bundled(name: &str) -> std::path::PathBuf {
         .join(name)
 }
 
+/// The spec `trace fit` prints for `trace` (which must succeed).
+fn fitted(trace: &std::path::Path) -> String {
+    let out = ssdlab().args(["trace", "fit"]).arg(trace).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
 /// The re-read share (%) and median time gap (µs) `trace stats` gives for `args`.
 fn rereads(args: &[&str]) -> (f64, f64) {
     let out = ssdlab()
@@ -78,10 +85,8 @@ fn rereads(args: &[&str]) -> (f64, f64) {
 #[test]
 fn immediate_rereads_are_fitted_in_time() {
     let cut = bundled("msr_cut_rw_20_80.flashnet");
-    let out = ssdlab().args(["trace", "fit"]).arg(&cut).output().unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let spec = String::from_utf8(out.stdout).unwrap();
-    let spec = spec.trim();
+    let spec = fitted(&cut);
+    let spec = spec.as_str();
     assert!(spec.contains("reread_gap_us=") && spec.contains("reread_envelope="));
     let (share, gap) = rereads(&[cut.to_str().unwrap()]);
     assert!((13.0..14.0).contains(&share) && gap <= 1.0, "{share} {gap}");
@@ -134,10 +139,8 @@ fn coupling(args: &[&str]) -> [f64; 2] {
 #[test]
 fn reads_near_writes_are_fitted_in_the_trace_s_own_time() {
     let cut = bundled("msr_cut_rw_20_80.flashnet");
-    let out = ssdlab().args(["trace", "fit"]).arg(&cut).output().unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let spec = String::from_utf8(out.stdout).unwrap();
-    let spec = spec.trim();
+    let spec = fitted(&cut);
+    let spec = spec.as_str();
     assert!(spec.contains("read_envelope=") && spec.contains("cobatch="));
     let [near, back] = coupling(&[cut.to_str().unwrap()]);
     assert!(

@@ -155,6 +155,48 @@ fn each_flow_counts_its_own_requests() {
     assert!((fw.throughput.iops - 500.0 / fw.simulated_s).abs() < 1e-3 * fw.throughput.iops);
 }
 
+/// The request records of a verified run of one-page writes, all arriving at once, each
+/// `(page, flow)` of `writes`, by flows `f0`, `f1`, … of the given priorities.
+fn one_page_writes(
+    cfg: &ssdlab::config::Config,
+    priorities: &[Priority],
+    writes: impl Iterator<Item = (u64, u16)>,
+) -> Vec<ssdlab::metrics::RequestRecord> {
+    let specs: Vec<FlowSpec> = priorities
+        .iter()
+        .enumerate()
+        .map(|(k, p)| FlowSpec {
+            priority: *p,
+            ..flow(&format!("f{k}"))
+        })
+        .collect();
+    let mut reqs = writes.map(|(page, flow)| {
+        Ok(Request {
+            time_ns: 0,
+            offset_bytes: page * 4096,
+            size_bytes: 4096,
+            op: IoOp::Write,
+            device: 0,
+            content: None,
+            flow,
+        })
+    });
+    let opts = RunOptions {
+        seed: 1,
+        verify: true,
+        flows: specs,
+        ..Default::default()
+    };
+    let mut records = Vec::new();
+    let mut sim = Simulation::new(cfg, opts, &mut reqs).unwrap();
+    sim.on_request(Box::new(|r| {
+        records.push(r.clone());
+        Ok(())
+    }));
+    sim.run().unwrap();
+    records
+}
+
 /// Three flows of eight one-page writes each, all arriving at once, on a one-die drive that
 /// holds one request at a time: the order the drive takes them (their ids) by flow, and each
 /// request's response time in units of the first one's.
@@ -166,36 +208,7 @@ fn fetch_order(arbitration: &str, priorities: [Priority; 3]) -> (Vec<u16>, Vec<f
             &format!("host.arbitration={arbitration}"),
         ],
     );
-    let specs: Vec<FlowSpec> = (0..3)
-        .map(|k| FlowSpec {
-            priority: priorities[k],
-            ..flow(&format!("f{k}"))
-        })
-        .collect();
-    let mut reqs = (0..24u64).map(|i| {
-        Ok(Request {
-            time_ns: 0,
-            offset_bytes: i * 4096,
-            size_bytes: 4096,
-            op: IoOp::Write,
-            device: 0,
-            content: None,
-            flow: (i % 3) as u16,
-        })
-    });
-    let opts = RunOptions {
-        seed: 1,
-        verify: true,
-        flows: specs,
-        ..Default::default()
-    };
-    let mut records = Vec::new();
-    let mut sim = Simulation::new(&cfg, opts, &mut reqs).unwrap();
-    sim.on_request(Box::new(|r| {
-        records.push(r.clone());
-        Ok(())
-    }));
-    sim.run().unwrap();
+    let mut records = one_page_writes(&cfg, &priorities, (0..24u64).map(|i| (i, (i % 3) as u16)));
     records.sort_by_key(|r| r.id);
     let order = records
         .iter()
@@ -385,36 +398,11 @@ fn die_order(flow_priority: bool, priorities: [Priority; 2]) -> Vec<u16> {
     }
     let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
     let cfg = config("tiny", &sets);
-    let specs: Vec<FlowSpec> = (0..2)
-        .map(|k| FlowSpec {
-            priority: priorities[k],
-            ..flow(&format!("f{k}"))
-        })
-        .collect();
-    let mut reqs = (0..80u64).map(|i| {
-        Ok(Request {
-            time_ns: 0,
-            offset_bytes: (i / 2) * 4096,
-            size_bytes: 4096,
-            op: IoOp::Write,
-            device: 0,
-            content: None,
-            flow: (i % 2) as u16,
-        })
-    });
-    let opts = RunOptions {
-        seed: 1,
-        verify: true,
-        flows: specs,
-        ..Default::default()
-    };
-    let mut records = Vec::new();
-    let mut sim = Simulation::new(&cfg, opts, &mut reqs).unwrap();
-    sim.on_request(Box::new(|r| {
-        records.push(r.clone());
-        Ok(())
-    }));
-    sim.run().unwrap();
+    let mut records = one_page_writes(
+        &cfg,
+        &priorities,
+        (0..80u64).map(|i| (i / 2, (i % 2) as u16)),
+    );
     records.sort_by(|a, b| a.response_us.total_cmp(&b.response_us));
     records
         .iter()

@@ -843,24 +843,22 @@ fn choose_arrivals(
     // curve, as for ON/OFF, kept when its error is under half the measured b's alone (two
     // parameters more fit any curve somewhat better; a cascade of single requests, as
     // generated, is told apart from batches so).
-    let mut bmodel_batch = 1.0;
-    let mut batched_error = None;
-    if let Process::BModel { b, span_s } = best {
+    // (mean batch, error) of the b-model with batches, when it is kept.
+    let mut batched: Option<(f64, f64)> = None;
+    let top = (n / BMODEL_MIN_BATCHES).clamp(1.0, 1e3);
+    if let (Process::BModel { b, span_s }, true) = (best, top > 1.0) {
         let mut least = BATCHES_GAIN * rms_log(&raw, |w| bmodel_idc(b, n, span_ms, w));
         for i in 1..BMODEL_BATCHES {
-            let m = (n / BMODEL_MIN_BATCHES)
-                .clamp(1.0, 1e3)
-                .powf(i as f64 / (BMODEL_BATCHES - 1) as f64);
+            let m = top.powf(i as f64 / (BMODEL_BATCHES - 1) as f64);
             for j in 0..BMODEL_BIASES {
                 let bb = 0.5 + 0.49 * j as f64 / (BMODEL_BIASES - 1) as f64;
                 let e = rms_log(&raw, |w| {
                     (2.0 * m - 1.0) * bmodel_idc(bb, n / m, span_ms, w)
                 });
-                if e < least && m > 1.0 {
+                if e < least {
                     least = e;
                     best = Process::BModel { b: bb, span_s };
-                    bmodel_batch = m;
-                    batched_error = Some(e);
+                    batched = Some((m, e));
                 }
             }
         }
@@ -870,7 +868,7 @@ fn choose_arrivals(
         .map(|(p, e)| (p.name().to_string(), *e))
         .collect();
     let mut chosen = best.name().to_string();
-    if let Some(e) = batched_error {
+    if let Some((_, e)) = batched {
         chosen = "bmodel with batches".to_string();
         rms_log_idc.push((chosen.clone(), e));
     }
@@ -880,7 +878,7 @@ fn choose_arrivals(
         rms_log_idc,
     };
     let batch = if matches!(best, Process::BModel { .. }) {
-        bmodel_batch
+        batched.map_or(1.0, |(m, _)| m)
     } else {
         batch
     };

@@ -10,7 +10,7 @@
 //! three, and printing must parse back to the same spec.
 
 use super::arrivals::Process;
-use super::{Arrivals, OpSpec, Sizes, SynthSpec};
+use super::{Arrivals, Envelope, OpSpec, Sizes, SynthSpec};
 use std::fmt;
 use std::str::FromStr;
 
@@ -217,63 +217,40 @@ impl SynthSpec {
             ));
         }
         if let Some(r) = &self.rider_envelope {
-            let placed = self.write.envelope.as_ref().or(self.envelope.as_ref());
-            match placed {
-                _ if self.cobatch <= 0.0 => {
-                    return Err(
-                        "rider_envelope: it shares out the reads riding in write batches, so cobatch must be > 0"
-                            .into(),
-                    )
-                }
-                None => {
-                    return Err(
-                        "rider_envelope: it shares riders among the slices of the write envelope, so write_envelope (or envelope) must be set"
-                            .into(),
-                    )
-                }
-                Some(e) if e.weights.len() != r.weights.len() => {
-                    return Err(format!(
-                        "rider_envelope has {} slices, the write envelope {}: they must match",
-                        r.weights.len(),
-                        e.weights.len()
-                    ))
-                }
-                Some(e) => {
-                    if let Some(k) = (0..e.weights.len())
-                        .find(|&k| r.weights[k] > 0.0 && e.weights[k] <= 0.0)
-                    {
-                        return Err(format!(
-                            "rider_envelope: slice {} has riders but the write envelope has no writes there to carry them",
-                            k + 1
-                        ));
-                    }
-                }
+            if self.cobatch <= 0.0 {
+                return Err(
+                    "rider_envelope: it shares out the reads riding in write batches, so cobatch must be > 0"
+                        .into(),
+                );
+            }
+            let e = shared_over(
+                ("rider_envelope", "riders"),
+                r,
+                "write",
+                self.write.envelope.as_ref().or(self.envelope.as_ref()),
+            )?;
+            if let Some(k) =
+                (0..e.weights.len()).find(|&k| r.weights[k] > 0.0 && e.weights[k] <= 0.0)
+            {
+                return Err(format!(
+                    "rider_envelope: slice {} has riders but the write envelope has no writes there to carry them",
+                    k + 1
+                ));
             }
         }
         if let Some(r) = &self.reread_envelope {
-            let placed = self.read.envelope.as_ref().or(self.envelope.as_ref());
-            match placed {
-                _ if !self.rereads_in_time() => {
-                    return Err(
-                        "reread_envelope: it shares out re-reads placed in time, so reread and reread_gap_us must be > 0"
-                            .into(),
-                    )
-                }
-                None => {
-                    return Err(
-                        "reread_envelope: it shares re-reads among the slices of the read envelope, so read_envelope (or envelope) must be set"
-                            .into(),
-                    )
-                }
-                Some(e) if e.weights.len() != r.weights.len() => {
-                    return Err(format!(
-                        "reread_envelope has {} slices, the read envelope {}: they must match",
-                        r.weights.len(),
-                        e.weights.len()
-                    ))
-                }
-                _ => {}
+            if !self.rereads_in_time() {
+                return Err(
+                    "reread_envelope: it shares out re-reads placed in time, so reread and reread_gap_us must be > 0"
+                        .into(),
+                );
             }
+            shared_over(
+                ("reread_envelope", "re-reads"),
+                r,
+                "read",
+                self.read.envelope.as_ref().or(self.envelope.as_ref()),
+            )?;
         }
         if self.reread_gap_us > 0.0 && self.reread + self.cobatch >= 1.0 {
             return Err(format!(
@@ -1020,4 +997,27 @@ impl fmt::Display for SynthSpec {
         }
         write!(f, ",seed={}", self.seed)
     }
+}
+/// The envelope `e` of key `key` shares out `what` among the slices of the `dir` direction's
+/// envelope `placed`: that envelope, or why there is none to share over (not set, or of
+/// another slice count).
+fn shared_over<'a>(
+    (key, what): (&str, &str),
+    e: &Envelope,
+    dir: &str,
+    placed: Option<&'a Envelope>,
+) -> Result<&'a Envelope, String> {
+    let placed = placed.ok_or_else(|| {
+        format!(
+            "{key}: it shares {what} among the slices of the {dir} envelope, so {dir}_envelope (or envelope) must be set"
+        )
+    })?;
+    if placed.weights.len() != e.weights.len() {
+        return Err(format!(
+            "{key} has {} slices, the {dir} envelope {}: they must match",
+            e.weights.len(),
+            placed.weights.len()
+        ));
+    }
+    Ok(placed)
 }
