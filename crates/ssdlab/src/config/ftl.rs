@@ -135,6 +135,31 @@ pub struct FtlConfig {
     /// at 0.
     #[serde(default, skip_serializing_if = "super::is_zero_u32")]
     pub static_wl_threshold: u32,
+    /// Whether a dirty translation page's write-back is programmed (a real controller) or, as
+    /// in MQSim, read to merge and then never programmed. Left out of the serialized config at
+    /// `programmed`.
+    #[serde(default, skip_serializing_if = "MappingWriteback::is_programmed")]
+    pub mapping_writeback: MappingWriteback,
+}
+
+/// What becomes of a dirty translation page's write-back (`ftl.mapping_writeback`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MappingWriteback {
+    /// A read of the page (merging the entries not cached), then a program of its new version.
+    #[default]
+    Programmed,
+    /// The read, and no program: the controller holds the page for good, so later misses on it
+    /// read nothing. MQSim's behaviour: its transaction schedulers never serve the
+    /// mapping-write queue (`TSU_OutOfOrder::service_write_transaction`), and a page waiting
+    /// there stays in `DepartingMappingEntries`.
+    Never,
+}
+
+impl MappingWriteback {
+    fn is_programmed(&self) -> bool {
+        *self == MappingWriteback::Programmed
+    }
 }
 
 /// Where GC writes the pages it relocates (`ftl.gc_blocks`).

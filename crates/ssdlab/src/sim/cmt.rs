@@ -1,13 +1,15 @@
 //! The mapping cache's flash work (`ftl.mapping_cache_*`): a host read or write whose entry
 //! is not cached waits for a read of its translation page (one read serves every page waiting
 //! on it); a dirty eviction writes its translation page back by a read of the page (to merge
-//! the entries not cached) and a program of the new version. The bookkeeping is
+//! the entries not cached) and a program of the new version (with `ftl.mapping_writeback =
+//! "never"`, MQSim's behaviour, the read only: the page is then held for good). The bookkeeping is
 //! `ftl::cmt::MappingCache`. Every translation page is mapped from the start of the run
 //! (`Ftl::start_mapping_cache`) and stays mapped (GC moves it, nothing trims it), so there is
 //! always a page to read. With `sched.mapping_reads_first` translation reads go ahead of the
 //! die's other queued work, as MQSim's transaction scheduler serves them.
 
 use super::{Op, SimError, Simulation};
+use crate::config::MappingWriteback;
 use crate::flash::Ppn;
 use crate::ftl::mapping::NONE;
 use crate::sched::{Cause, OpClass, OpKind, QueueKind};
@@ -134,7 +136,10 @@ impl Simulation<'_> {
     /// waiting on it and lets their work go on.
     pub(super) fn translation_read_done(&mut self, op: &Op) -> Result<(), SimError> {
         if op.src == MERGE {
-            self.queue_translation_program(op.lpn);
+            // Held for good: the page stays in `writing`, so misses on it read nothing.
+            if self.cfg.ftl.mapping_writeback == MappingWriteback::Programmed {
+                self.queue_translation_program(op.lpn);
+            }
             return Ok(());
         }
         let Some(t) = self.ftl.cmt.as_ref().map(|c| c.page_stored_as(op.lpn)) else {

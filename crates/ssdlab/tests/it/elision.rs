@@ -110,6 +110,7 @@ proptest! {
         fetch in prop::sample::select(vec![0u32, 0, 4]),
         policy in prop::sample::select(vec!["fifo", "rps"]),
         mapping_first in any::<bool>(),
+        writeback in prop::sample::select(vec!["programmed", "never"]),
     ) {
         let cfg = ConfigBuilder::preset("tiny").unwrap()
             .set(&format!("geometry.channels={channels}")).unwrap()
@@ -129,6 +130,7 @@ proptest! {
             .set(&format!("host.max_requests_in_flight={fetch}")).unwrap()
             .set(&format!("sched.policy={policy}")).unwrap()
             .set(&format!("sched.mapping_reads_first={mapping_first}")).unwrap()
+            .set(&format!("ftl.mapping_writeback={writeback}")).unwrap()
             .set(&format!("precondition.fill={fill}")).unwrap()
             .set("precondition.pattern=random").unwrap()
             .build().unwrap();

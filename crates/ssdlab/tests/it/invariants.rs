@@ -86,6 +86,7 @@ proptest! {
         fetch in prop::sample::select(vec![0u32, 0, 1, 8]),
         pre_process in any::<bool>(),
         mapping_first in any::<bool>(),
+        writeback in prop::sample::select(vec!["programmed", "never"]),
         busy_copy in prop::sample::select(vec!["home", "redirect", "less-work"]),
         gc_relevel in any::<bool>(),
         flows in prop::sample::select(vec![1usize, 1, 2, 3]),
@@ -120,6 +121,7 @@ proptest! {
             .set(&format!("buffer.flush_backlog_pages={backlog}")).unwrap()
             .set(&format!("buffer.flush_backlog_unit={}", if sectors && backlog > 0 { "sector" } else { "page" })).unwrap()
             .set(&format!("sched.mapping_reads_first={mapping_first}")).unwrap()
+            .set(&format!("ftl.mapping_writeback={writeback}")).unwrap()
             .set(&format!("ftl.static_wl_threshold={static_wl}")).unwrap()
             .set(&format!("buffer.eager_flush_period_ms={}", if eager && backlog > 0 { 0.5 } else { 0.0 })).unwrap()
             .set(&format!("ftl.gc_jobs_per_plane={gc_jobs}")).unwrap()

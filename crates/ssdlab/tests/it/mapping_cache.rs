@@ -66,6 +66,33 @@ fn a_dirty_eviction_writes_its_translation_page_back_by_one_read_and_one_program
 }
 
 #[test]
+fn a_write_back_never_programmed_holds_its_page_so_later_misses_read_nothing() {
+    let cfg = config("tiny", &[]);
+    let one_read = cfg.flash.command_us + cfg.flash.read_us + cfg.flash.transfer_us;
+    // The eviction of the previous test, then a read of page 1: its entry is in the page
+    // written back, not cached.
+    let reqs = vec![
+        (0, 0, IoOp::Write),
+        (1_000_000, PER_PAGE, IoOp::Read),
+        (2_000_000, 1, IoOp::Read),
+    ];
+    let one = ["ftl.mapping_cache_entries=1"];
+    let (programmed, p) = run(&one, &reqs);
+    let (held, h) = run(&[one[0], "ftl.mapping_writeback=\"never\""], &reqs);
+    let (pc, hc) = (
+        programmed.mapping_cache.as_ref().unwrap(),
+        held.mapping_cache.as_ref().unwrap(),
+    );
+    // Both merge; only the programmed one writes the page, and its later miss reads it.
+    assert_eq!((pc.merge_reads, pc.translation_programs), (1, 1));
+    assert_eq!((hc.merge_reads, hc.translation_programs), (1, 0));
+    assert_eq!((pc.filled_without_read, hc.filled_without_read), (0, 1));
+    assert!((p[2] - 2.0 * one_read).abs() < 1e-6, "{p:?}");
+    assert!((h[2] - one_read).abs() < 1e-6, "{h:?}");
+    assert_eq!(held.flash.by_cause["mapping"], [3, 0, 0]);
+}
+
+#[test]
 fn mapping_cache_sizes_are_validated() {
     let err = ssdlab::config::ConfigBuilder::preset("tiny")
         .unwrap()
