@@ -112,17 +112,22 @@ fn immediate_rereads_are_fitted_in_time() {
         .stdout(contains("reread=").and(contains("reread_gap_us").not()));
 }
 
-/// The coupling statistics (%) `trace stats --json` gives for `args`: reads within 1 ms of a
-/// write, and the share of those reading a page written in that millisecond.
-fn coupling(args: &[&str]) -> [f64; 2] {
+/// The profile `trace stats --json` gives for `args` (which must succeed).
+fn profile(args: &[&str]) -> serde_json::Value {
     let out = ssdlab()
         .args(["trace", "stats", "--json"])
         .args(args)
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let p = v.get("profile").unwrap_or(&v);
+    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v.get_mut("profile").map(|p| p.take()).unwrap_or(v)
+}
+
+/// The coupling statistics (%) `trace stats --json` gives for `args`: reads within 1 ms of a
+/// write, and the share of those reading a page written in that millisecond.
+fn coupling(args: &[&str]) -> [f64; 2] {
+    let p = profile(args);
     let c = &p["burstiness"]["coupling"];
     [
         c["read_within_1ms_of_write_pct"].as_f64().unwrap(),
@@ -176,12 +181,7 @@ fn a_chosen_b_model_gets_its_batches() {
     let spec = v["spec"].as_str().unwrap();
     for seed in 1..=3 {
         let s = spec.replace("seed=1", &format!("seed={seed}"));
-        let out = ssdlab()
-            .args(["trace", "stats", "--json", "--synth", &s])
-            .output()
-            .unwrap();
-        let p: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let p = p.get("profile").unwrap_or(&p);
+        let p = profile(&["--synth", &s]);
         let idc = p["burstiness"]["write"]["idc"][0].as_f64().unwrap();
         assert!(idc > 4.0, "seed {seed}: write IDC at 1 ms {idc}");
     }
