@@ -107,10 +107,24 @@ pub fn check_ftl(ftl: &Ftl, newer_elsewhere: &dyn Fn(u32) -> bool) -> Result<(),
         let first = g.first_page(BlockId(b as u32)).0;
         let ppb = g.pages_per_block;
         let (mut valid, mut zombies) = (0, 0);
+        // With flows in blocks of their own, a block the run opened holds one flow's pages
+        // (the direct fill's blocks, never opened by the run, may hold two where one flow's
+        // pages end and the next's begin).
+        let one_flow = ftl.block_flows() > 1 && info.opened > 0;
+        let mut flow = None;
         for p in first..first + ppb {
             let lpn = ftl.map.lpn(p);
             if lpn == NONE {
                 continue;
+            }
+            if one_flow {
+                let f = ftl.flow_of(lpn);
+                if *flow.get_or_insert(f) != f {
+                    return fail(format!(
+                        "block {b} holds pages of flows {} and {f} (lpn {lpn}), though flows have blocks of their own",
+                        flow.unwrap_or(f)
+                    ));
+                }
             }
             zombies += u32::from(ftl.is_zombie(lpn));
             if p - first >= info.write_ptr {

@@ -140,6 +140,30 @@ pub struct FtlConfig {
     /// `programmed`.
     #[serde(default, skip_serializing_if = "MappingWriteback::is_programmed")]
     pub mapping_writeback: MappingWriteback,
+    /// Whether I/O flows share each plane's open blocks or each flow writes (and GC relocates)
+    /// into blocks of its own, as MQSim's per-stream write frontiers do. Left out of the
+    /// serialized config at `shared`.
+    #[serde(default, skip_serializing_if = "FlowBlocks::is_shared")]
+    pub flow_blocks: FlowBlocks,
+}
+
+/// Where I/O flows' pages are written (`ftl.flow_blocks`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlowBlocks {
+    /// Every flow's pages go into the same open blocks of a plane (a drive that does not
+    /// tell its tenants apart).
+    #[default]
+    Shared,
+    /// Each flow has host and GC write streams of its own on every plane, so no block holds
+    /// two flows' pages (MQSim's `Data_wf[stream_id]` and `GC_wf[stream_id]`; NVMe streams).
+    Own,
+}
+
+impl FlowBlocks {
+    fn is_shared(&self) -> bool {
+        *self == FlowBlocks::Shared
+    }
 }
 
 /// What becomes of a dirty translation page's write-back (`ftl.mapping_writeback`).

@@ -153,6 +153,25 @@ pub struct Config {
 pub type SchemeParams = std::collections::BTreeMap<String, std::collections::BTreeMap<String, f64>>;
 
 impl Config {
+    /// Whether a plane's logical data fits beside the GC reserve and the open blocks of
+    /// `flows` I/O flows with blocks of their own (`ftl.flow_blocks = "own"`): validation
+    /// checks one; a run with several flows checks them all. The error names the keys.
+    ///
+    /// # Errors
+    /// The message validation gives, naming the flows.
+    pub fn plane_room(&self, flows: u32) -> Result<(), String> {
+        validate::plane_room(
+            (
+                &self.geometry,
+                &self.ftl,
+                &self.voltage,
+                &self.shadow,
+                &self.staging,
+            ),
+            flows,
+        )
+    }
+
     /// Logical capacity in pages: data pages × (1 − over-provisioning), rounded down, where the
     /// data pages are the physical ones less each block's summary pages. A dedicated staging
     /// chip is outside it (it is an extra channel); Rails' mirror half holds no data of its

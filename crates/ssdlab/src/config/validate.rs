@@ -1,8 +1,9 @@
 //! Raw → validated configuration. Every violated constraint is reported, each naming its key.
 
 use super::{
-    Config, ConfigError, FlushUnit, PeIdealization, RawConfig, RedundancyScheme, StagingDesign,
-    StagingPolicy, SuspendPolicy, VoltagePolicy,
+    Config, ConfigError, FlushUnit, FtlConfig, GeometryConfig, PeIdealization, RawConfig,
+    RedundancyScheme, ShadowConfig, StagingConfig, StagingDesign, StagingPolicy, SuspendPolicy,
+    VoltageConfig, VoltagePolicy,
 };
 
 pub(super) fn resolve(raw: RawConfig) -> Result<Config, ConfigError> {
@@ -180,40 +181,74 @@ fn check_ftl(raw: &RawConfig, errs: &mut Vec<String>) {
                 t.gc_threshold, g.blocks_per_plane
             ));
         } else if g.pages_per_block > 0 && (0.0..1.0).contains(&t.over_provisioning) {
-            // Data must fit beside the GC reserve and the blocks held open by the write streams
-            // (one host and one GC stream per level in use), or GC can find no victim.
-            let levels = if raw.voltage.policy == VoltagePolicy::Hire {
-                3
-            } else {
-                1
-            };
-            // ShadowGC variants that separate zombies keep one more GC block open.
-            let open = 2 * levels - 1 + u32::from(raw.shadow.gc.separates());
-            // HIRE's GC relocates into a stream per level: its reserve (and with it the
-            // threshold GC starts at) is a free block per GC stream (`Ftl::relocate_into_levels`).
-            let threshold = threshold.max(levels * (1 + u32::from(raw.shadow.gc.separates())));
-            let reserved = if raw.staging.design == StagingDesign::ReservedBlocks {
-                raw.staging.reserved_blocks_per_plane
-            } else {
-                0
-            };
-            // Data pages per block: the summary pages hold none.
-            let data_ppb = g.pages_per_block.saturating_sub(t.summary_pages);
-            let usable = u64::from(
-                g.blocks_per_plane
-                    .saturating_sub(threshold + open + reserved),
-            ) * u64::from(data_ppb);
-            let per_plane = (1.0 - t.over_provisioning)
-                * (u64::from(g.blocks_per_plane) * u64::from(data_ppb)) as f64;
-            // One block's worth of slack, so that GC always finds a victim with invalid pages.
-            if per_plane + f64::from(data_ppb) > usable as f64 {
-                errs.push(format!(
-                    "ftl.over_provisioning = {}: logical data per plane ({per_plane:.0} pages) must leave one block free below the pages outside the GC reserve, the {open} extra open blocks and any staging blocks ({usable}); raise over_provisioning or geometry.blocks_per_plane, or lower ftl.gc_threshold",
-                    t.over_provisioning
-                ));
+            let parts = (
+                &raw.geometry,
+                &raw.ftl,
+                &raw.voltage,
+                &raw.shadow,
+                &raw.staging,
+            );
+            if let Err(e) = plane_room(parts, 1) {
+                errs.push(e);
             }
         }
     }
+}
+
+/// The configuration sections [`plane_room`] reads.
+pub(crate) type RoomParts<'a> = (
+    &'a GeometryConfig,
+    &'a FtlConfig,
+    &'a VoltageConfig,
+    &'a ShadowConfig,
+    &'a StagingConfig,
+);
+
+/// Whether the logical data of a plane fits beside the GC reserve and the blocks held open by
+/// the write streams of `flows` flows with blocks of their own (1: flows share blocks), or GC
+/// could find no victim. The GC threshold must be valid.
+pub(crate) fn plane_room(parts: RoomParts, flows: u32) -> Result<(), String> {
+    let (g, t, voltage, shadow, staging) = parts;
+    let threshold = gc_threshold_blocks(t.gc_threshold, g.blocks_per_plane);
+    // One host and one GC stream per level in use, per flow.
+    let levels = if voltage.policy == VoltagePolicy::Hire {
+        3
+    } else {
+        1
+    };
+    // ShadowGC variants that separate zombies keep one more GC block open.
+    let separates = u32::from(shadow.gc.separates());
+    let open = flows * (2 * levels + separates) - 1;
+    // HIRE's GC relocates into a stream per level, and each flow into its own: the reserve
+    // (and with it the threshold GC starts at) is a free block per GC stream
+    // (`Ftl::relocate_into_levels`, `Ftl::own_flow_blocks`).
+    let threshold = threshold.max(flows * levels * (1 + separates));
+    let reserved = if staging.design == StagingDesign::ReservedBlocks {
+        staging.reserved_blocks_per_plane
+    } else {
+        0
+    };
+    // Data pages per block: the summary pages hold none.
+    let data_ppb = g.pages_per_block.saturating_sub(t.summary_pages);
+    let usable = u64::from(
+        g.blocks_per_plane
+            .saturating_sub(threshold + open + reserved),
+    ) * u64::from(data_ppb);
+    let per_plane =
+        (1.0 - t.over_provisioning) * (u64::from(g.blocks_per_plane) * u64::from(data_ppb)) as f64;
+    // One block's worth of slack, so that GC always finds a victim with invalid pages.
+    if per_plane + f64::from(data_ppb) > usable as f64 {
+        let flows = if flows > 1 {
+            format!(" ({flows} I/O flows with ftl.flow_blocks = \"own\", each with its own open blocks and GC reserve)")
+        } else {
+            String::new()
+        };
+        return Err(format!(
+            "ftl.over_provisioning = {}: logical data per plane ({per_plane:.0} pages) must leave one block free below the pages outside the GC reserve, the {open} extra open blocks{flows} and any staging blocks ({usable}); raise over_provisioning or geometry.blocks_per_plane, or lower ftl.gc_threshold",
+            t.over_provisioning
+        ));
+    }
+    Ok(())
 }
 
 fn check_staging(raw: &RawConfig, errs: &mut Vec<String>) {

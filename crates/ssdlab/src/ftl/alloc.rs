@@ -1,8 +1,8 @@
 //! Write placement: which plane a host write of a logical page goes to.
 
 use crate::config::{Allocation, PlaneChoice, StripeDim};
-use crate::flash::{Geometry, Level, PlaneId};
-use crate::ftl::blocks::{BlockInfo, PlaneInfo, Stream};
+use crate::flash::{Geometry, PlaneId};
+use crate::ftl::blocks::{BlockInfo, PlaneInfo};
 use crate::ftl::mapping::{Mapping, NONE};
 use crate::sched::Die;
 
@@ -22,6 +22,9 @@ pub struct AllocView<'a> {
     pub gc_threshold: u32,
     /// The mapping (where each logical page's current version is).
     pub map: &'a Mapping,
+    /// The stream slot of the page's host writes at the normal level ([`Stream::slot`]: its
+    /// flow's when flows have blocks of their own).
+    pub user_slot: usize,
 }
 
 /// A write-placement policy.
@@ -110,7 +113,7 @@ impl WritePlace for MostFree {
         let first = home - home % ppd;
         let die = home / ppd;
         let ppb = v.geo.pages_per_block;
-        let slot = Stream::user(Level::Normal).index();
+        let slot = v.user_slot;
         let held = |p: usize| {
             let pl = &v.planes[p];
             pl.valid + u64::from(pl.inflight) + u64::from(v.placed[p])
@@ -119,7 +122,7 @@ impl WritePlace for MostFree {
             let pl = &v.planes[p];
             let rest = v
                 .blocks
-                .get(pl.active[slot] as usize)
+                .get(pl.active(slot) as usize)
                 .map_or(0, |b| ppb.saturating_sub(b.write_ptr));
             (u64::from(pl.free_blocks()) * u64::from(ppb) + u64::from(rest))
                 .saturating_sub(u64::from(v.placed[p]))
@@ -134,7 +137,7 @@ impl WritePlace for MostFree {
         // An open block holding the current version, or opened after its block (a plane with
         // none open opens a new one). Blocks the fill wrote are all of one age.
         let newer = |p: usize| {
-            let open = v.planes[p].active[slot];
+            let open = v.planes[p].active(slot);
             let Some((block, seq)) = previous else {
                 return true;
             };
@@ -227,6 +230,7 @@ pub fn policy(cfg: &crate::config::Config, g: &Geometry, logical: u32) -> Box<dy
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ftl::blocks::Stream;
     use crate::ftl::mapping::VersionTables;
 
     fn geo() -> Geometry {
@@ -325,6 +329,7 @@ mod tests {
                 placed: &[0; 4],
                 gc_threshold: 1,
                 map,
+                user_slot: Stream::USER.index(),
             };
             m.place(lpn, &v).0
         };
@@ -359,6 +364,7 @@ mod tests {
             placed: &[0; 8],
             gc_threshold: 2,
             map: &map,
+            user_slot: Stream::USER.index(),
         };
         // Die 2 is idle but both its planes are at the GC threshold: die 1 wins.
         assert_eq!(LeastBusy.place(0, &view), PlaneId(2));
@@ -371,6 +377,7 @@ mod tests {
             placed: &[0; 8],
             gc_threshold: 2,
             map: &map,
+            user_slot: Stream::USER.index(),
         };
         assert_eq!(LeastBusy.place(0, &view), PlaneId(1));
     }

@@ -9,6 +9,8 @@ use std::collections::BinaryHeap;
 /// Write streams: each plane has one active block per stream. A stream is host or GC data
 /// at one threshold-voltage level, so every block holds pages of a single level; GC's
 /// shadow stream (shadowgc.txt) keeps relocated zombie pages apart from other relocations.
+/// With `ftl.flow_blocks = "own"` every I/O flow has streams of its own (`flow`), so no
+/// block holds two flows' pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stream {
     /// GC relocations (else host data).
@@ -17,6 +19,8 @@ pub struct Stream {
     pub shadow: bool,
     /// Programming level of the stream's pages.
     pub level: Level,
+    /// The I/O flow whose blocks it writes (0 unless flows have blocks of their own).
+    pub flow: u16,
 }
 
 impl Stream {
@@ -25,12 +29,14 @@ impl Stream {
         gc: false,
         shadow: false,
         level: Level::Normal,
+        flow: 0,
     };
     /// GC relocations at the normal level.
     pub const GC: Stream = Stream {
         gc: true,
         shadow: false,
         level: Level::Normal,
+        flow: 0,
     };
     /// Number of streams.
     pub const COUNT: usize = 3 * Level::ALL.len();
@@ -40,6 +46,7 @@ impl Stream {
             gc: false,
             shadow: false,
             level,
+            flow: 0,
         }
     }
     /// GC relocations keeping `level`.
@@ -48,6 +55,7 @@ impl Stream {
             gc: true,
             shadow: false,
             level,
+            flow: 0,
         }
     }
     /// GC relocations of zombie pages into dedicated blocks, keeping `level`.
@@ -56,21 +64,28 @@ impl Stream {
             gc: true,
             shadow: true,
             level,
+            flow: 0,
         }
     }
-    /// Index into per-plane tables.
+    /// The same stream in flow `flow`'s blocks.
+    pub fn of_flow(self, flow: u16) -> Self {
+        Stream { flow, ..self }
+    }
+    /// Index into per-plane tables (whatever the flow).
     pub fn index(self) -> usize {
         (usize::from(self.gc) + usize::from(self.shadow)) * Level::ALL.len() + self.level as usize
     }
     /// The active-block slot the stream writes into: its own, or with `shared` (GC relocations
     /// into the host's open block, `ftl.gc_blocks = "shared"`) the host stream's of its level
     /// for plain GC relocations.
+    /// Flow `f`'s slots follow flow `f - 1`'s, [`Stream::COUNT`] each.
     pub fn slot(self, shared: bool) -> usize {
-        if shared && self.gc && !self.shadow {
+        let own = if shared && self.gc && !self.shadow {
             Stream::user(self.level).index()
         } else {
             self.index()
-        }
+        };
+        usize::from(self.flow) * Stream::COUNT + own
     }
     /// Only GC may take a plane's last free block, so GC can always make progress.
     pub fn may_take_last_block(self) -> bool {
@@ -131,8 +146,10 @@ pub struct BlockInfo {
 pub struct PlaneInfo {
     /// Free blocks ordered by (erase count, index): the least worn is taken first.
     pub free: BinaryHeap<Reverse<(u32, u32)>>,
-    /// Active block per stream (`u32::MAX` = none).
-    pub active: [u32; Stream::COUNT],
+    /// Active block per stream slot of flow 0 (`u32::MAX` = none): [`PlaneInfo::active`].
+    active: [u32; Stream::COUNT],
+    /// The other flows' slots when flows have blocks of their own, [`Stream::COUNT`] each.
+    flow_active: Vec<u32>,
     /// GC jobs running on this plane (victim chosen, not yet erased).
     pub gc_jobs: u32,
     /// The plane belongs to the staging chip (no host data, no GC).
@@ -151,12 +168,42 @@ impl PlaneInfo {
         PlaneInfo {
             free: (first..first + n).map(|b| Reverse((0, b))).collect(),
             active: [u32::MAX; Stream::COUNT],
+            flow_active: Vec::new(),
             gc_jobs: 0,
             staging: false,
             valid: 0,
             inflight: 0,
             took_block: false,
         }
+    }
+    /// Memory the stream slots of flows `1..flows` take per plane ([`PlaneInfo::add_flows`]).
+    pub fn flow_bytes(flows: u16) -> u64 {
+        (usize::from(flows.saturating_sub(1)) * Stream::COUNT * std::mem::size_of::<u32>()) as u64
+    }
+    /// Gives flows `1..flows` stream slots of their own (`ftl.flow_blocks = "own"`).
+    pub fn add_flows(&mut self, flows: u16) {
+        let more = usize::from(flows.saturating_sub(1)) * Stream::COUNT;
+        self.flow_active = vec![u32::MAX; more];
+    }
+    /// The active block of stream slot `slot` ([`Stream::slot`]; `u32::MAX` = none).
+    #[inline]
+    pub fn active(&self, slot: usize) -> u32 {
+        match slot.checked_sub(Stream::COUNT) {
+            None => self.active[slot],
+            Some(i) => self.flow_active[i],
+        }
+    }
+    /// Sets the active block of stream slot `slot` (`u32::MAX`: none).
+    #[inline]
+    pub fn set_active(&mut self, slot: usize, block: u32) {
+        match slot.checked_sub(Stream::COUNT) {
+            None => self.active[slot] = block,
+            Some(i) => self.flow_active[i] = block,
+        }
+    }
+    /// Every stream slot's active block.
+    pub fn active_blocks_mut(&mut self) -> impl Iterator<Item = &mut u32> {
+        self.active.iter_mut().chain(self.flow_active.iter_mut())
     }
     /// Free blocks in the pool.
     pub fn free_blocks(&self) -> u32 {
@@ -176,7 +223,7 @@ impl PlaneInfo {
     /// returns its global number.
     pub fn take_free(&mut self, slot: usize) -> Option<u32> {
         let Reverse((_, b)) = self.free.pop()?;
-        self.active[slot] = b;
+        self.set_active(slot, b);
         self.took_block = true;
         Some(b)
     }

@@ -183,6 +183,7 @@ impl Ftl {
         let total = set.n + extra;
         let done = AtomicU64::new(0);
         let report = |pages: u64| progress(done.fetch_add(pages, Ordering::Relaxed) + pages, total);
+        let owner = self.owner.clone();
         let (physical, stride) = self.map.physical_mut();
         self.blocks
             .par_chunks_mut(bpp)
@@ -226,6 +227,11 @@ impl Ftl {
                 let mut filled: Vec<u32> = lpns(plane).collect();
                 if rules.shuffle {
                     filled.shuffle(&mut rng);
+                }
+                if let Some(owner) = &owner {
+                    // Flows with blocks of their own: each flow's pages in blocks of their
+                    // own but where one flow's end and the next's begin.
+                    filled.sort_by_key(|&lpn| owner.flow_of(lpn));
                 }
                 f.place(&filled, pages, stride, &mut rng);
                 Ok(())
@@ -296,7 +302,7 @@ impl PlaneFill<'_> {
     /// Index (within the plane) of `stream`'s active block and the pages left in it.
     fn active(&self, stream: Stream) -> Option<(usize, u32)> {
         let first = self.first;
-        match self.info.active[stream.slot(self.rules.shared)] {
+        match self.info.active(stream.slot(self.rules.shared)) {
             NONE => None,
             b => {
                 let i = (b - first) as usize;
@@ -343,7 +349,7 @@ impl PlaneFill<'_> {
             // Its summary pages are written with its last data page: written, never valid.
             blk.write_ptr = self.rules.ppb;
             blk.state = BlockState::Full;
-            self.info.active[stream.slot(self.rules.shared)] = NONE;
+            self.info.set_active(stream.slot(self.rules.shared), NONE);
             self.rekey(i);
         }
     }

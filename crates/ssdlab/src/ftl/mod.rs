@@ -16,8 +16,11 @@ mod fenwick;
 mod fill;
 pub mod gc;
 pub mod mapping;
+mod owner;
 pub mod precondition;
 mod steady;
+
+pub use owner::FlowOwner;
 
 use crate::config::{gc_threshold_blocks, Config, GcStart};
 use crate::flash::{BlockId, Geometry, Level, PlaneId, Ppn};
@@ -67,6 +70,9 @@ pub struct Ftl {
     gc_shared: bool,
     /// Blocks opened so far by the run (the fill's are not counted).
     blocks_opened: u32,
+    /// Which I/O flow owns each logical page, when flows have blocks of their own
+    /// (`ftl.flow_blocks = "own"` with several flows).
+    owner: Option<FlowOwner>,
     /// Pages per block that hold data (the rest hold the block's summary).
     data_ppb: u32,
     /// Blocks whose data pages are all allocated and whose summary pages are due, oldest
@@ -174,6 +180,7 @@ impl Ftl {
             gc_reserve: 1 + u32::from(cfg.shadow.gc.separates()),
             gc_shared: cfg.ftl.gc_blocks == crate::config::GcBlocks::Shared,
             blocks_opened: 0,
+            owner: None,
             data_ppb: geo.pages_per_block - cfg.ftl.summary_pages,
             summaries: Vec::new(),
             max_gc_jobs: cfg.ftl.gc_jobs_per_plane,
@@ -190,6 +197,31 @@ impl Ftl {
         self.gc_threshold = self.gc_threshold.max(self.gc_reserve);
     }
 
+    /// Gives each I/O flow write streams of its own (`ftl.flow_blocks = "own"`): `owner`
+    /// tells whose a logical page is. A GC job may then relocate into one new block per GC
+    /// stream of each flow, and GC starts no later than host writes stop for that reserve.
+    pub fn own_flow_blocks(&mut self, owner: FlowOwner) {
+        let flows = owner.flows();
+        for p in &mut self.planes {
+            p.add_flows(flows);
+        }
+        self.gc_reserve *= u32::from(flows);
+        self.gc_threshold = self.gc_threshold.max(self.gc_reserve);
+        self.owner = Some(owner);
+    }
+
+    /// The flow whose blocks hold `lpn` (0 unless flows have blocks of their own; pages past
+    /// the flows' spaces, such as translation pages, are flow 0's).
+    #[inline]
+    pub fn flow_of(&self, lpn: u32) -> u16 {
+        self.owner.as_ref().map_or(0, |o| o.flow_of(lpn))
+    }
+
+    /// Flows with blocks of their own (1 when they share blocks).
+    pub fn block_flows(&self) -> u16 {
+        self.owner.as_ref().map_or(1, FlowOwner::flows)
+    }
+
     /// The plane a logical page belongs to under static striping (also where never-written
     /// pages are read from).
     pub fn home_plane(&self, lpn: u32) -> PlaneId {
@@ -199,7 +231,7 @@ impl Ftl {
     /// Whether `stream` can get a page on `plane` now.
     pub fn can_alloc(&self, plane: PlaneId, stream: Stream) -> bool {
         let p = &self.planes[plane.0 as usize];
-        let active = p.active[stream.slot(self.gc_shared)];
+        let active = p.active(stream.slot(self.gc_shared));
         // Host writes leave one free block per GC stream for every GC job running (at least
         // one), so the jobs can always finish: a victim's pages need at most one new block per
         // stream and its erase gives one back.
@@ -219,7 +251,7 @@ impl Ftl {
             return None;
         }
         let p = &self.planes[plane.0 as usize];
-        let active = p.active[stream.slot(self.gc_shared)];
+        let active = p.active(stream.slot(self.gc_shared));
         let in_plane = |b: u32| self.geo.block_in_plane(BlockId(b));
         if active != NONE && self.blocks[active as usize].write_ptr < self.data_ppb {
             return Some((in_plane(active), self.blocks[active as usize].write_ptr));
@@ -235,7 +267,7 @@ impl Ftl {
             return None;
         }
         let ppb = self.geo.pages_per_block;
-        let mut active = self.planes[plane.0 as usize].active[stream.slot(self.gc_shared)];
+        let mut active = self.planes[plane.0 as usize].active(stream.slot(self.gc_shared));
         if active == NONE || self.blocks[active as usize].write_ptr >= self.data_ppb {
             active = self.open_block(plane, stream);
         }
@@ -247,7 +279,7 @@ impl Ftl {
         p.inflight += 1;
         blk.last_write = now;
         if blk.write_ptr == self.data_ppb {
-            p.active[stream.slot(self.gc_shared)] = NONE;
+            p.set_active(stream.slot(self.gc_shared), NONE);
             if self.data_ppb < ppb {
                 // The summary pages are allocated with the last data page; the caller
                 // programs them (`take_summary`).
@@ -626,7 +658,7 @@ impl Ftl {
             return false;
         }
         let plane = self.geo.plane_of_block(block);
-        for a in self.planes[plane.0 as usize].active.iter_mut() {
+        for a in self.planes[plane.0 as usize].active_blocks_mut() {
             if *a == block.0 {
                 *a = NONE;
             }

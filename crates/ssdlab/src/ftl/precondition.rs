@@ -109,7 +109,7 @@ impl Ftl {
         for plane in (0..self.geo.data_planes()).map(PlaneId) {
             for &stream in streams {
                 let p = &self.planes[plane.0 as usize];
-                if p.active[stream.slot(self.gc_shared)] == crate::ftl::mapping::NONE
+                if p.active(stream.slot(self.gc_shared)) == crate::ftl::mapping::NONE
                     && p.free_blocks() > 1
                 {
                     self.open_block(plane, stream);
@@ -139,7 +139,7 @@ impl Ftl {
         for plane in (0..self.geo.data_planes()).map(PlaneId) {
             for &stream in streams {
                 let slot = stream.slot(self.gc_shared);
-                let active = self.planes[plane.0 as usize].active[slot];
+                let active = self.planes[plane.0 as usize].active(slot);
                 if active != crate::ftl::mapping::NONE {
                     let written = self.blocks[active as usize].write_ptr;
                     if written == 0 {
@@ -216,11 +216,12 @@ impl Ftl {
         level: Level,
     ) -> Result<(), PreconditionError> {
         let version = self.map.next_version(lpn);
-        let ppn = match self.alloc(plane, Stream::user(level), SimTime::ZERO) {
+        let stream = Stream::user(level).of_flow(self.flow_of(lpn));
+        let ppn = match self.alloc(plane, stream, SimTime::ZERO) {
             Some(p) => p,
             None => {
                 self.instant_gc(plane)?;
-                self.alloc(plane, Stream::user(level), SimTime::ZERO)
+                self.alloc(plane, stream, SimTime::ZERO)
                     .ok_or(PreconditionError { plane: plane.0 })?
             }
         };
@@ -254,7 +255,7 @@ impl Ftl {
                 continue;
             }
             let dst = self
-                .alloc(plane, stream, SimTime::ZERO)
+                .alloc(plane, stream.of_flow(self.flow_of(lpn)), SimTime::ZERO)
                 .ok_or(PreconditionError { plane: plane.0 })?;
             self.commit_move(Ppn(src), dst, lpn);
             self.settle_summaries();
@@ -409,7 +410,7 @@ mod tests {
         let mut points = Vec::new();
         for p in &f.planes {
             for s in streams {
-                let b = &f.blocks[p.active[s.index()] as usize];
+                let b = &f.blocks[p.active(s.index()) as usize];
                 // Programmed up to the point, none of it valid.
                 assert!(b.write_ptr < f.data_ppb);
                 assert_eq!(b.valid, 0);
@@ -437,7 +438,10 @@ mod tests {
         let planes: Vec<_> = f
             .planes
             .iter()
-            .map(|p| (p.active, p.free.clone().into_sorted_vec()))
+            .map(|p| {
+                let active: Vec<u32> = p.clone().active_blocks_mut().map(|a| *a).collect();
+                (active, p.free.clone().into_sorted_vec())
+            })
             .collect();
         (l2p, blocks, planes, f.gc_keys.clone())
     }
@@ -564,7 +568,7 @@ mod tests {
         assert_eq!(erased(&f), before, "nothing was cleaned");
         for p in &f.planes {
             for s in [user, gc] {
-                let b = p.active[s.slot(f.gc_shared)];
+                let b = p.active(s.slot(f.gc_shared));
                 assert_eq!(f.blocks[b as usize].write_ptr, 0);
             }
             // The fill left one free block above the threshold; the build took three.

@@ -37,6 +37,13 @@ impl<'w> Simulation<'w> {
                     format!("{} I/O flows (metrics, queues)", opts.flows.len()),
                     flows::bytes(opts.flows.len()),
                 ));
+                if cfg.ftl.flow_blocks == crate::config::FlowBlocks::Own {
+                    let planes = u64::from(Geometry::of(cfg).planes());
+                    estimate.parts.push((
+                        "open-block slots of flows with blocks of their own".into(),
+                        planes * crate::ftl::blocks::PlaneInfo::flow_bytes(opts.flows.len() as u16),
+                    ));
+                }
             }
             if estimate.total() > limit {
                 return Err(SimError::MemoryLimit { limit, estimate });
@@ -56,6 +63,11 @@ impl<'w> Simulation<'w> {
             u64::from(host_logical),
         )
         .map_err(SimError::Flows)?;
+        if opts.flows.len() > 1 && cfg.ftl.flow_blocks == crate::config::FlowBlocks::Own {
+            cfg.plane_room(opts.flows.len() as u32)
+                .map_err(SimError::Flows)?;
+            ftl.own_flow_blocks(spaces.owner(u64::from(host_logical)));
+        }
         if !spaces.parts().is_empty() {
             let why = if cfg.ftl.allocation != crate::config::Allocation::Static
                 || cfg.ftl.plane_choice != crate::config::PlaneChoice::Static
@@ -104,15 +116,27 @@ impl<'w> Simulation<'w> {
         // the host and GC write frontiers empty blocks.
         let steady = written > 0 && cfg.precondition.pattern == FillPattern::SteadyState;
         let fill_stream = Stream::user(fill_level);
+        // Every flow with blocks of its own keeps each stream open.
+        let flows = ftl.block_flows();
+        let of_flows = |streams: &[Stream]| -> Vec<Stream> {
+            (0..flows)
+                .flat_map(|f| streams.iter().map(move |s| s.of_flow(f)))
+                .collect()
+        };
         if written > 0 {
-            ftl.open_streams(&policies.streams(), fill_stream, &mut fill_rng, !steady)?;
+            ftl.open_streams(
+                &of_flows(&policies.streams()),
+                fill_stream,
+                &mut fill_rng,
+                !steady,
+            )?;
         }
         // Translation pages are programmed at the level of every page the level policy does
         // not class (a level outside its own would need a GC stream its reserve leaves no
         // block for).
         ftl.start_mapping_cache(cfg, opts.verify, fill_stream)?;
         if steady {
-            ftl.empty_frontiers(&[fill_stream, Stream::gc(fill_level)])?;
+            ftl.empty_frontiers(&of_flows(&[fill_stream, Stream::gc(fill_level)]))?;
         }
         ftl.keep_gc_reserve()?;
         let mut sim = Simulation {

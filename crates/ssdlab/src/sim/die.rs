@@ -50,8 +50,17 @@ impl Simulation<'_> {
     }
 
     /// The write stream of a program: host and migration data at its level, GC keeping the
-    /// level of the block it moves from.
-    pub(super) fn stream_of(op: &Op) -> Stream {
+    /// level of the block it moves from; in its page's flow's blocks when flows have blocks
+    /// of their own.
+    pub(super) fn stream_of(&self, op: &Op) -> Stream {
+        let stream = Self::base_stream(op);
+        if self.ftl.block_flows() > 1 {
+            return stream.of_flow(self.ftl.flow_of(op.lpn));
+        }
+        stream
+    }
+
+    fn base_stream(op: &Op) -> Stream {
         match op.cause {
             Cause::User | Cause::Migration | Cause::Redundancy | Cause::Mapping => {
                 Stream::user(op.level)
@@ -77,7 +86,7 @@ impl Simulation<'_> {
         let Some(&(_, id)) = self.dies[die].queues.writes.front() else {
             return false;
         };
-        let stream = Self::stream_of(&self.ops[id as usize]);
+        let stream = self.stream_of(&self.ops[id as usize]);
         if self
             .ftl
             .can_alloc(PlaneId(self.ops[id as usize].plane), stream)
@@ -123,7 +132,7 @@ impl Simulation<'_> {
     /// and, with cache read, the die's registers must not hold a page still to be sent.
     pub(super) fn program_ready(&self, die: usize, id: u32) -> bool {
         let op = &self.ops[id as usize];
-        let stream = Self::stream_of(op);
+        let stream = self.stream_of(op);
         let ready = |plane: u32| self.ftl.can_alloc(PlaneId(plane), stream);
         self.dies[die].cache_op == NONE
             && (op.ppn != NONE
@@ -159,7 +168,7 @@ impl Simulation<'_> {
             return;
         }
         let op = &self.ops[id as usize];
-        let (lpn, stream, die) = (op.lpn, Self::stream_of(op), op.die as usize);
+        let (lpn, stream, die) = (op.lpn, self.stream_of(op), op.die as usize);
         let pick = self.place_now(lpn).0;
         let ready = |plane: u32| self.ftl.can_alloc(PlaneId(plane), stream);
         let plane = if self.geo.die_of_plane(PlaneId(pick)).0 as usize == die && ready(pick) {
@@ -425,7 +434,7 @@ impl Simulation<'_> {
             return Some((block, self.geo.page_in_block(Ppn(op.ppn))));
         }
         match op.kind {
-            OpKind::Program => self.ftl.next_page(PlaneId(op.plane), Self::stream_of(op)),
+            OpKind::Program => self.ftl.next_page(PlaneId(op.plane), self.stream_of(op)),
             _ => None,
         }
     }
@@ -523,10 +532,10 @@ impl Simulation<'_> {
                 let alone = id == leader && self.ops[id as usize].next == NONE;
                 self.pick_plane(id, alone);
             }
+            let stream = self.stream_of(&self.ops[id as usize]);
             let op = &mut self.ops[id as usize];
             op.started = now;
-            let (kind, cause, plane, next, stream) =
-                (op.kind, op.cause, op.plane, op.next, Self::stream_of(op));
+            let (kind, cause, plane, next) = (op.kind, op.cause, op.plane, op.next);
             if kind == OpKind::Read && cause == Cause::User {
                 let occupancy = self.dies[die].occupancy(now);
                 let (req, snapshot) = (op.req, self.read_snapshots[id as usize]);

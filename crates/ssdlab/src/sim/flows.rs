@@ -199,6 +199,29 @@ impl Spaces {
         }
     }
 
+    /// Which flow owns each logical page of a drive of `logical` host pages.
+    pub(super) fn owner(&self, logical: u64) -> crate::ftl::FlowOwner {
+        match self {
+            Spaces::Equal(n) => crate::ftl::FlowOwner::Ranges {
+                pages: space(0, *n, logical).1,
+                flows: *n as u16,
+            },
+            Spaces::Partitioned { period, flows } => {
+                let mut rounds = vec![Vec::new(); *period as usize];
+                for (f, p) in flows.iter().enumerate() {
+                    for (&r, &at) in p.residues.iter().zip(&p.offsets) {
+                        rounds[r as usize].push((at, at + p.rounds, f as u16));
+                    }
+                }
+                crate::ftl::FlowOwner::Striped {
+                    period: *period,
+                    rounds,
+                    flows: flows.len() as u16,
+                }
+            }
+        }
+    }
+
     /// The partitioned flows' parts (none when no flow is confined).
     pub(super) fn parts(&self) -> &[Part] {
         match self {

@@ -7,6 +7,7 @@ use super::{Event, Op, SimError, Simulation};
 use crate::config::ReadInflight;
 use crate::flash::PlaneId;
 use crate::ftl::alloc::AllocView;
+use crate::ftl::blocks::Stream;
 use crate::ftl::mapping::NONE;
 use crate::sched::{Cause, OpKind, QueueKind};
 use crate::time::SimTime;
@@ -318,6 +319,7 @@ impl Simulation<'_> {
             placed: &self.placed,
             gc_threshold: self.ftl.gc_threshold,
             map: &self.ftl.map,
+            user_slot: Stream::USER.of_flow(self.ftl.flow_of(lpn)).slot(false),
         };
         self.place.place(lpn, &view)
     }

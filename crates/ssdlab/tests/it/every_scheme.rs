@@ -51,6 +51,7 @@ proptest! {
         arbitration in prop::sample::select(vec!["fifo", "round-robin", "weighted-round-robin"]),
         fetch in prop::sample::select(vec![0u32, 0, 2, 16]),
         flow_priority in any::<bool>(),
+        flow_blocks in prop::sample::select(vec!["shared", "own"]),
     ) {
         let mut spec_name = SCHEMES[first].name.to_string();
         if let Some(s) = second.filter(|&s| s != first) {
@@ -79,7 +80,8 @@ proptest! {
                 .set(&format!("precondition.pattern={pattern}")).unwrap()
                 .set(&format!("host.arbitration={arbitration}")).unwrap()
                 .set(&format!("host.max_requests_in_flight={fetch}")).unwrap()
-                .set(&format!("sched.flow_priority={flow_priority}")).unwrap();
+                .set(&format!("sched.flow_priority={flow_priority}")).unwrap()
+                .set(&format!("ftl.flow_blocks={flow_blocks}")).unwrap();
             if spec_name.contains("ttflash") {
                 b = b.set(&format!("redundancy.ttflash_k={k}")).unwrap();
             }
@@ -113,11 +115,13 @@ proptest! {
             seed,
             ..SynthSpec::default()
         };
-        let what = format!("{spec_name} on {channels}x{chips}x{dies}x{planes}x{blocks}x{ppb}, {flows} flows");
+        let what = format!("{spec_name} on {channels}x{chips}x{dies}x{planes}x{blocks}x{ppb}, {flows} flows ({flow_blocks} blocks)");
         let run = |full| crate::elision::try_run_flows(&cfg, &spec, seed, full, flows).map(|r| r.0);
         let elided = match run(false) {
-            // A drive too small for a scheme's open blocks is refused when it is built.
+            // A drive too small for a scheme's open blocks (or each flow's) is refused when it
+            // is built.
             Err(SimError::Precondition(_) | SimError::PreProcess(_)) => return Ok(()),
+            Err(SimError::Flows(e)) if e.contains("ftl.flow_blocks") => return Ok(()),
             r => r.map_err(|e| TestCaseError::fail(format!("{what}: {e}")))?,
         };
         let full = run(true)

@@ -436,3 +436,52 @@ fn flow_priority_serves_a_die_s_classes_as_mqsim_s_priority_scheduler() {
         "{got:?}"
     );
 }
+
+/// With `ftl.flow_blocks = "own"` each flow writes, and GC relocates, into blocks of its own:
+/// `--verify` (every run here) fails if a block the run opened holds two flows' pages, with
+/// flows over equal halves of the drive and with flows confined to channels (their pages
+/// then interleave on the stripe). With one flow the key changes nothing.
+#[test]
+fn flows_with_blocks_of_their_own_pass_verify_and_one_flow_is_unchanged() {
+    let spec = |w: f64, seed: u64| {
+        SynthSpec {
+            requests: 4000,
+            write_ratio: w,
+            seed,
+            footprint_gib: 1.0,
+            ..SynthSpec::default()
+        }
+        .to_string()
+    };
+    let flows = [
+        flow_of("reader", &spec(0.1, 1)),
+        flow_of("writer", &spec(0.9, 2)),
+    ];
+    let run = |blocks: &str, flows: &[FlowSpec], sets: &[&str]| {
+        let mut all = vec!["precondition.fill=0.8", "precondition.pattern=random"];
+        let key = format!("ftl.flow_blocks={blocks}");
+        all.push(&key);
+        all.extend_from_slice(sets);
+        run_flows(&config("tiny", &all), flows)
+    };
+    let own = run("own", &flows, &[]);
+    assert!(own.gc.pages_moved > 0, "GC ran");
+    let confined = [
+        FlowSpec {
+            channels: vec![0],
+            ..flows[0].clone()
+        },
+        FlowSpec {
+            channels: vec![1],
+            ..flows[1].clone()
+        },
+    ];
+    let own = run("own", &confined, &["geometry.channels=2"]);
+    assert!(own.gc.pages_moved > 0, "GC ran");
+    let one = |blocks| {
+        let mut v = without_wall_clock(&run(blocks, &flows[1..], &[]));
+        v.as_object_mut().unwrap().remove("config_hash");
+        v
+    };
+    assert_eq!(one("own"), one("shared"));
+}
