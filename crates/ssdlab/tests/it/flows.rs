@@ -485,3 +485,30 @@ fn flows_with_blocks_of_their_own_pass_verify_and_one_flow_is_unchanged() {
     };
     assert_eq!(one("own"), one("shared"));
 }
+
+/// A plane that cannot hold every flow's open blocks and GC reserve beside its data is refused
+/// when the run is built, naming the keys.
+#[test]
+fn flows_whose_own_blocks_do_not_fit_a_plane_are_refused_by_name() {
+    let cfg = config(
+        "tiny",
+        &["ftl.flow_blocks=own", "ftl.over_provisioning=0.1"],
+    );
+    let flows: Vec<FlowSpec> = (0..8)
+        .map(|k| flow_of(&format!("f{k}"), "requests=10,seed=1"))
+        .collect();
+    let mut merged = Merged::open(&flows).unwrap();
+    let opts = RunOptions {
+        flows: merged.specs().to_vec(),
+        ..Default::default()
+    };
+    let err = Simulation::new(&cfg, opts, &mut merged)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("ftl.over_provisioning")
+            && err.contains("8 I/O flows with ftl.flow_blocks = \"own\""),
+        "{err}"
+    );
+}
