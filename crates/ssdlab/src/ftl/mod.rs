@@ -73,6 +73,9 @@ pub struct Ftl {
     /// Which I/O flow owns each logical page, when flows have blocks of their own
     /// (`ftl.flow_blocks = "own"` with several flows).
     owner: Option<FlowOwner>,
+    /// Flows with blocks of their own (1 when they share blocks): `owner`'s count, kept
+    /// beside it for the write path.
+    block_flows: u16,
     /// Pages per block that hold data (the rest hold the block's summary).
     data_ppb: u32,
     /// Blocks whose data pages are all allocated and whose summary pages are due, oldest
@@ -181,6 +184,7 @@ impl Ftl {
             gc_shared: cfg.ftl.gc_blocks == crate::config::GcBlocks::Shared,
             blocks_opened: 0,
             owner: None,
+            block_flows: 1,
             data_ppb: geo.pages_per_block - cfg.ftl.summary_pages,
             summaries: Vec::new(),
             max_gc_jobs: cfg.ftl.gc_jobs_per_plane,
@@ -207,6 +211,7 @@ impl Ftl {
         }
         self.gc_reserve *= u32::from(flows);
         self.gc_threshold = self.gc_threshold.max(self.gc_reserve);
+        self.block_flows = flows;
         self.owner = Some(owner);
     }
 
@@ -218,8 +223,9 @@ impl Ftl {
     }
 
     /// Flows with blocks of their own (1 when they share blocks).
+    #[inline]
     pub fn block_flows(&self) -> u16 {
-        self.owner.as_ref().map_or(1, FlowOwner::flows)
+        self.block_flows
     }
 
     /// The plane a logical page belongs to under static striping (also where never-written

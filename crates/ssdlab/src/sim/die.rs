@@ -52,6 +52,7 @@ impl Simulation<'_> {
     /// The write stream of a program: host and migration data at its level, GC keeping the
     /// level of the block it moves from; in its page's flow's blocks when flows have blocks
     /// of their own.
+    #[inline(always)]
     pub(super) fn stream_of(&self, op: &Op) -> Stream {
         let stream = Self::base_stream(op);
         if self.ftl.block_flows() > 1 {
@@ -60,6 +61,7 @@ impl Simulation<'_> {
         stream
     }
 
+    #[inline(always)]
     fn base_stream(op: &Op) -> Stream {
         match op.cause {
             Cause::User | Cause::Migration | Cause::Redundancy | Cause::Mapping => {

@@ -310,6 +310,7 @@ impl Simulation<'_> {
     }
 
     /// The plane the placement policy gives a write of `lpn` now.
+    #[inline(always)]
     pub(super) fn place_now(&mut self, lpn: u32) -> PlaneId {
         let view = AllocView {
             geo: &self.geo,
@@ -319,7 +320,11 @@ impl Simulation<'_> {
             placed: &self.placed,
             gc_threshold: self.ftl.gc_threshold,
             map: &self.ftl.map,
-            user_slot: Stream::USER.of_flow(self.ftl.flow_of(lpn)).slot(false),
+            user_slot: if self.ftl.block_flows() > 1 {
+                Stream::USER.of_flow(self.ftl.flow_of(lpn)).slot(false)
+            } else {
+                Stream::USER.index()
+            },
         };
         self.place.place(lpn, &view)
     }
