@@ -546,6 +546,18 @@ impl Simulation<'_> {
                     let i = c as usize;
                     waited[i] = occupancy[i] - snapshot[i];
                 }
+                // While its chip's GC holds host work (`GcExec::chip_scope`) the die may sit
+                // idle, integrating nothing: the queued time no class covers waited for that GC.
+                if self
+                    .policies
+                    .gc_exec
+                    .as_ref()
+                    .is_some_and(|g| g.chip_scope())
+                {
+                    let busy: u64 = waited.iter().sum();
+                    let queued = now.since(self.ops[id as usize].queued_at);
+                    waited[OpClass::Gc as usize] += queued.saturating_sub(busy);
+                }
                 self.count_req(req, |m| {
                     for (sum, w) in m.read_wait_ns.iter_mut().zip(waited) {
                         *sum += w;

@@ -331,16 +331,26 @@ fn read_wait_attribution_adds_up_to_read_page_latency() {
     // Single-page reads on one die: a request's latency is its page's latency, so the mean of
     // the attribution components must equal the mean read response time — with a mapping
     // cache too, whose misses wait for their translation page first, and with a limit on the
-    // requests the drive holds, whose waits on the host side are a class of their own.
-    for (cache, fetch) in [("0", "0"), ("64", "0"), ("0", "2")] {
-        let cfg = crate::config(
-            "tiny",
-            &[
-                "precondition.fill=0.9",
-                &format!("ftl.mapping_cache_entries={cache}"),
-                &format!("host.max_requests_in_flight={fetch}"),
-            ],
-        );
+    // requests the drive holds, whose waits on the host side are a class of their own, and
+    // with GC holding host work chip-wide (`urgent-chip` on two dies of a chip), where a die
+    // sits idle while its sibling's GC goes first: time that waited for GC.
+    for (cache, fetch, chip_gc) in [
+        ("0", "0", false),
+        ("64", "0", false),
+        ("0", "2", false),
+        ("0", "0", true),
+    ] {
+        let mut sets = vec![
+            "precondition.fill=0.9".to_string(),
+            format!("ftl.mapping_cache_entries={cache}"),
+            format!("host.max_requests_in_flight={fetch}"),
+        ];
+        if chip_gc {
+            sets.push("geometry.dies_per_chip=2".into());
+            sets.push("ftl.gc_mode=\"urgent-chip\"".into());
+        }
+        let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+        let cfg = crate::config("tiny", &sets);
         let s = crate::run_synth(
             &cfg,
             "requests=30000,write_ratio=0.4,size_kib=4,iat_us=400,footprint_gib=0.012,seed=5",
@@ -353,7 +363,7 @@ fn read_wait_attribution_adds_up_to_read_page_latency() {
         let mean_flash_read = s.read.mean_us * s.read.count as f64 / flash_reads;
         assert!(
             (parts - mean_flash_read).abs() / mean_flash_read < 1e-4,
-            "cache {cache}, fetch {fetch}: components {parts} vs measured {mean_flash_read}"
+            "cache {cache}, fetch {fetch}, chip GC {chip_gc}: components {parts} vs measured {mean_flash_read}"
         );
         assert!(s.read_wait_us["gc"] > 0.0 && s.read_wait_us["user_program"] > 0.0);
         assert_eq!(
