@@ -184,7 +184,8 @@ fn evaluate(d: &Data, template: &str) -> Result<String, String> {
 /// One number of a kind, without its unit.
 fn number(kind: Kind, v: f64) -> String {
     match kind {
-        Kind::Value if v.fract() == 0.0 => grouped(v),
+        // From a thousand up, whole and grouped, as integral values are (`4,920 against 6,737`).
+        Kind::Value if v.fract() == 0.0 || v.abs() >= 1000.0 => grouped(v),
         Kind::Value => fmt(Some(v)),
         Kind::Ratio => format!("{v:.3}"),
         Kind::Change => {
@@ -346,6 +347,8 @@ name = "s"
     #[test]
     fn numbers_are_written_by_kind() {
         assert_eq!(number(Kind::Value, 385421.0), "385,421");
+        assert_eq!(number(Kind::Value, 6737.4), "6,737");
+        assert_eq!(number(Kind::Value, 91.94), "91.9");
         assert_eq!(number(Kind::Change, 34.54), "+34.5");
         assert_eq!(number(Kind::Change, -3.21), "−3.2");
         assert_eq!(number(Kind::Change, 0.01), "0.0");
