@@ -228,6 +228,17 @@ impl Ftl {
         self.block_flows
     }
 
+    /// `stream` in the blocks of the flow owning `lpn` (itself unless flows have blocks of
+    /// their own; the flow is looked up only then).
+    #[inline(always)]
+    pub fn flow_stream(&self, stream: Stream, lpn: u32) -> Stream {
+        if self.block_flows > 1 {
+            stream.of_flow(self.flow_of(lpn))
+        } else {
+            stream
+        }
+    }
+
     /// The plane a logical page belongs to under static striping (also where never-written
     /// pages are read from).
     pub fn home_plane(&self, lpn: u32) -> PlaneId {

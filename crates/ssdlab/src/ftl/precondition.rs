@@ -216,7 +216,7 @@ impl Ftl {
         level: Level,
     ) -> Result<(), PreconditionError> {
         let version = self.map.next_version(lpn);
-        let stream = Stream::user(level).of_flow(self.flow_of(lpn));
+        let stream = self.flow_stream(Stream::user(level), lpn);
         let ppn = match self.alloc(plane, stream, SimTime::ZERO) {
             Some(p) => p,
             None => {
@@ -255,7 +255,7 @@ impl Ftl {
                 continue;
             }
             let dst = self
-                .alloc(plane, stream.of_flow(self.flow_of(lpn)), SimTime::ZERO)
+                .alloc(plane, self.flow_stream(stream, lpn), SimTime::ZERO)
                 .ok_or(PreconditionError { plane: plane.0 })?;
             self.commit_move(Ppn(src), dst, lpn);
             self.settle_summaries();

@@ -54,22 +54,14 @@ impl Simulation<'_> {
     /// of their own.
     #[inline(always)]
     pub(super) fn stream_of(&self, op: &Op) -> Stream {
-        let stream = Self::base_stream(op);
-        if self.ftl.block_flows() > 1 {
-            return stream.of_flow(self.ftl.flow_of(op.lpn));
-        }
-        stream
-    }
-
-    #[inline(always)]
-    fn base_stream(op: &Op) -> Stream {
-        match op.cause {
+        let stream = match op.cause {
             Cause::User | Cause::Migration | Cause::Redundancy | Cause::Mapping => {
                 Stream::user(op.level)
             }
             Cause::Gc if op.dedicated => Stream::dedicated(op.level),
             Cause::Gc => Stream::gc(op.level),
-        }
+        };
+        self.ftl.flow_stream(stream, op.lpn)
     }
 
     /// With dynamic allocation, a write whose plane has no free page is re-placed on a plane
@@ -275,18 +267,23 @@ impl Simulation<'_> {
                 .is_some_and(|&(_, id)| !self.program_ready(die, id))
     }
 
+    /// Whether GC holds host work chip-wide ([`GcExec::chip_scope`]).
+    ///
+    /// [`GcExec::chip_scope`]: crate::sched::gc_exec::GcExec::chip_scope
+    fn chip_gc_holds(&self) -> bool {
+        self.policies
+            .gc_exec
+            .as_ref()
+            .is_some_and(|g| g.chip_scope())
+    }
+
     /// Starts the next operation on an idle die, as the scheduling policy picks it. When GC
     /// holds host work chip-wide ([`GcExec::chip_scope`]) and this drains the chip's GC work,
     /// the chip's other idle dies are dispatched too (their host work was held for it).
     ///
     /// [`GcExec::chip_scope`]: crate::sched::gc_exec::GcExec::chip_scope
     pub(super) fn try_dispatch(&mut self, die: usize) {
-        let chip_scope = self
-            .policies
-            .gc_exec
-            .as_ref()
-            .is_some_and(|g| g.chip_scope());
-        if !chip_scope {
+        if !self.chip_gc_holds() {
             return self.dispatch_die(die);
         }
         let held = chip_gc_queued(&self.dies, &self.geo, die);
@@ -548,12 +545,7 @@ impl Simulation<'_> {
                 }
                 // While its chip's GC holds host work (`GcExec::chip_scope`) the die may sit
                 // idle, integrating nothing: the queued time no class covers waited for that GC.
-                if self
-                    .policies
-                    .gc_exec
-                    .as_ref()
-                    .is_some_and(|g| g.chip_scope())
-                {
+                if self.chip_gc_holds() {
                     let busy: u64 = waited.iter().sum();
                     let queued = now.since(self.ops[id as usize].queued_at);
                     waited[OpClass::Gc as usize] += queued.saturating_sub(busy);

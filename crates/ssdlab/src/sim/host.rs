@@ -320,11 +320,7 @@ impl Simulation<'_> {
             placed: &self.placed,
             gc_threshold: self.ftl.gc_threshold,
             map: &self.ftl.map,
-            user_slot: if self.ftl.block_flows() > 1 {
-                Stream::USER.of_flow(self.ftl.flow_of(lpn)).slot(false)
-            } else {
-                Stream::USER.index()
-            },
+            user_slot: self.ftl.flow_stream(Stream::USER, lpn).slot(false),
         };
         self.place.place(lpn, &view)
     }
