@@ -188,19 +188,21 @@ fn write_profile(o: &mut String, p: &Profile) -> Result<()> {
         .collect();
     writeln!(
         o,
-        "burstiness         IDC at {}; empty 1 ms windows; b-model b; Hurst H",
+        "burstiness         IDC at {}; empty 1 ms windows; b-model b; Hurst H; runs (< 1 ms apart): mean, as a request sees them",
         scales.join(" / ")
     )?;
     for (name, c) in [("all", &b.all), ("read", &b.read), ("write", &b.write)] {
         let idc: Vec<String> = c.idc.iter().map(|i| opt(*i, 2)).collect();
         writeln!(
             o,
-            "  {name:<6} {:>8} req  IDC {}  empty {} %  b {}  H {}",
+            "  {name:<6} {:>8} req  IDC {}  empty {} %  b {}  H {}  runs {} / {}",
             c.requests,
             idc.join(" / "),
             opt(c.empty_1ms_pct, 1),
             opt(c.bmodel_b, 3),
-            opt(c.hurst, 2)
+            opt(c.hurst, 2),
+            opt(c.run_mean, 2),
+            opt(c.run_seen_mean, 2)
         )?;
     }
     let bi = &b.busy_idle;

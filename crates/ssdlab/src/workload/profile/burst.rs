@@ -12,8 +12,11 @@ pub const IDC_SCALES_MS: [f64; 5] = [1.0, 10.0, 100.0, 1000.0, 10_000.0];
 const DYADIC_BASE_NS: u64 = 62_500;
 const DYADIC_LEVELS: usize = 44;
 
-/// Fewest windows a width needs before its statistics are reported.
+/// Fewest windows a width needs before its statistics are reported (and fewest runs).
 pub const MIN_WINDOWS: u64 = 10;
+
+/// Arrivals less than this apart are one run (and their gap a short one), ns.
+const RUN_GAP_NS: u64 = 1_000_000;
 
 /// Counts of arrivals in consecutive windows of one width.
 #[derive(Debug, Clone)]
@@ -100,6 +103,12 @@ pub(crate) struct ClassWindows {
     prev_ns: Option<u64>,
     /// Gaps below 1 ms between consecutive arrivals of the class, ns.
     short_gaps: hdrhistogram::Histogram<u64>,
+    /// Runs of arrivals less than 1 ms apart: the current one's length, then the count of
+    /// closed runs and the sums of their lengths and squared lengths.
+    run: u64,
+    runs: u64,
+    run_sum: f64,
+    run_sq: f64,
 }
 
 impl Default for ClassWindows {
@@ -115,6 +124,10 @@ impl Default for ClassWindows {
             prev_ns: None,
             short_gaps: hdrhistogram::Histogram::new_with_bounds(1, 1 << 50, 3)
                 .expect("valid bounds"),
+            run: 0,
+            runs: 0,
+            run_sum: 0.0,
+            run_sq: 0.0,
         }
     }
 }
@@ -132,6 +145,11 @@ pub struct ClassBurstiness {
     pub per_busy_ms: Option<f64>,
     /// Median gap between consecutive arrivals of the class that are less than 1 ms apart, µs.
     pub short_gap_us: Option<f64>,
+    /// Mean length of a run of arrivals less than 1 ms apart (`null`: fewer than 10 runs).
+    pub run_mean: Option<f64>,
+    /// Mean length of the run a request is in (Σ n² / Σ n over runs): beside `run_mean`, the
+    /// tail of the run lengths. Geometric runs of mean m give 2m − 1.
+    pub run_seen_mean: Option<f64>,
     /// b-model bias fitted to the decay of Σ n(n−1) over dyadic widths (0.5 = no bursts).
     pub bmodel_b: Option<f64>,
     /// Hurst exponent by aggregated variance (0.5 = short-range dependence only).
@@ -142,16 +160,37 @@ impl ClassWindows {
     pub(crate) fn add(&mut self, t_ns: u64) {
         if let Some(prev) = self.prev_ns.replace(t_ns) {
             let gap = t_ns.saturating_sub(prev);
-            if gap < 1_000_000 {
+            if gap < RUN_GAP_NS {
                 self.short_gaps.saturating_record(gap);
+            } else {
+                self.close_run();
             }
         }
+        self.run += 1;
         for w in self.idc.iter_mut().chain(self.dyadic.iter_mut()) {
             w.add(t_ns);
         }
     }
 
+    fn close_run(&mut self) {
+        let n = std::mem::take(&mut self.run) as f64;
+        if n > 0.0 {
+            self.runs += 1;
+            self.run_sum += n;
+            self.run_sq += n * n;
+        }
+    }
+
     pub(crate) fn finish(&mut self, requests: u64, end_ns: u64) -> ClassBurstiness {
+        self.close_run();
+        let (run_mean, run_seen_mean) = if self.runs >= MIN_WINDOWS {
+            (
+                Some(self.run_sum / self.runs as f64),
+                Some(self.run_sq / self.run_sum),
+            )
+        } else {
+            (None, None)
+        };
         let sums: Vec<WindowSums> = self.idc.iter_mut().map(|w| w.finish(end_ns)).collect();
         let idc = sums.iter().map(WindowSums::idc).collect();
         let ms = sums[0];
@@ -173,6 +212,8 @@ impl ClassWindows {
             empty_1ms_pct,
             per_busy_ms,
             short_gap_us,
+            run_mean,
+            run_seen_mean,
             bmodel_b: b,
             hurst: h,
         }

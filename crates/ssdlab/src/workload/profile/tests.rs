@@ -99,3 +99,24 @@ fn a_poisson_stream_has_unit_dispersion_and_no_bias() {
     let h = p.burstiness.all.hurst.unwrap();
     assert!((h - 0.5).abs() < 0.1, "{h}");
 }
+
+/// Runs are arrivals less than 1 ms apart: ten runs of 1, 1, 1, 1, 1, 1, 1, 2, 2 and 9
+/// requests (20 in all) have a mean of 2 and a run-as-a-request-sees-it of
+/// (7 + 4 + 4 + 81) / 20 = 4.8.
+#[test]
+fn runs_and_the_run_a_request_sees() {
+    let mut reqs = Vec::new();
+    let mut t = 0;
+    for n in [1, 1, 1, 1, 1, 1, 1, 2, 2, 9] {
+        for _ in 0..n {
+            reqs.push(req(t, IoOp::Write, 0, 1));
+            t += 999; // just under a millisecond apart within a run
+        }
+        t += 5_000;
+    }
+    let p = profile(reqs.into_iter().map(Ok::<_, String>)).unwrap();
+    let w = &p.burstiness.write;
+    assert_eq!(w.run_mean, Some(2.0));
+    assert!((w.run_seen_mean.unwrap() - 4.8).abs() < 1e-12, "{w:?}");
+    assert_eq!(p.burstiness.read.run_mean, None);
+}

@@ -17,6 +17,7 @@ mod spec;
 
 pub use arrivals::Process;
 pub use envelope::{Envelope, Warp};
+pub use spec::MIN_BATCH_SHAPE;
 
 use super::apportion;
 use super::trace::TraceError;
@@ -69,6 +70,8 @@ pub struct OpSpec {
     pub batch: Option<f64>,
     /// Mean gap between the requests of one batch of this direction, µs.
     pub batch_us: Option<f64>,
+    /// Gamma shape of this direction's batch-size law (`batch_shape`).
+    pub batch_shape: Option<f64>,
     /// Activity envelope of this direction (setting it splits the stream like `arrivals`).
     pub envelope: Option<Envelope>,
     /// This direction's hot set, GiB (`hot_gib`).
@@ -102,6 +105,11 @@ pub struct SynthSpec {
     pub batch: f64,
     /// Mean gap between the requests of one batch, µs (exponential; 0 = all at once).
     pub batch_us: f64,
+    /// Gamma shape r of the batch-size law: a batch brings 1 + Poisson(G) requests, G gamma
+    /// of shape r and mean `batch` − 1 (negative binomial). 1 = geometric; below 1 the sizes
+    /// are heavier-tailed at the same mean: many single requests and a few very large
+    /// batches, as real write bursts are (`trace stats`: runs as a request sees them).
+    pub batch_shape: f64,
     /// Share of reads that arrive inside the batches of the write process instead of the
     /// read process (0 = none): reads and writes issued together, as a file system or a
     /// database mixes them within a burst. Setting it splits the stream.
@@ -193,6 +201,7 @@ impl Default for SynthSpec {
             envelope: None,
             batch: 1.0,
             batch_us: 0.0,
+            batch_shape: 1.0,
             cobatch: 0.0,
             cobatch_raw: 0.0,
             rider_envelope: None,
@@ -242,6 +251,7 @@ impl SynthSpec {
                 o.arrivals.is_some()
                     || o.batch.is_some()
                     || o.batch_us.is_some()
+                    || o.batch_shape.is_some()
                     || o.envelope.is_some()
             })
     }
@@ -258,7 +268,7 @@ impl SynthSpec {
     fn whole_side(&self) -> SideSpec {
         SideSpec {
             process: self.process(),
-            batch: self.batch,
+            batch: (self.batch, self.batch_shape),
             batch_us: self.batch_us,
             share: 1.0,
         }
@@ -280,7 +290,7 @@ impl SynthSpec {
     pub fn processes(&self) -> Vec<(&'static str, Process, f64, f64)> {
         self.sides()
             .into_iter()
-            .map(|(k, s)| (k, s.process, s.batch, s.share))
+            .map(|(k, s)| (k, s.process, s.batch.0, s.share))
             .collect()
     }
 
@@ -331,7 +341,10 @@ impl SynthSpec {
         };
         let of = |op: &OpSpec, share: f64| SideSpec {
             process: op.arrivals.unwrap_or(self.process()),
-            batch: op.batch.unwrap_or(self.batch),
+            batch: (
+                op.batch.unwrap_or(self.batch),
+                op.batch_shape.unwrap_or(self.batch_shape),
+            ),
             batch_us: op.batch_us.unwrap_or(self.batch_us),
             share,
         };
@@ -518,7 +531,8 @@ impl SynthSpec {
 /// and share of the request rate.
 struct SideSpec {
     process: Process,
-    batch: f64,
+    /// Mean batch and the gamma shape of its law.
+    batch: (f64, f64),
     batch_us: f64,
     share: f64,
 }
@@ -1035,12 +1049,68 @@ mod tests {
                 "write_ratio=0.5,cobatch=0.2,write_envelope=1|0|3,rider_envelope=1|2|0",
                 "slice 2 has riders but the write envelope has no writes there",
             ),
+            (
+                "batch=4,batch_shape=0",
+                "batch_shape = 0: must be in [0.01, 1e6]",
+            ),
+            ("batch=4,batch_shape=-1", "batch_shape = -1: must be in"),
+            ("batch=4,batch_shape=nan", "batch_shape = NaN: must be in"),
+            ("batch_shape=0.5", "batch must be > 1 (it is 1)"),
+            (
+                "write_ratio=0.5,write_batch_shape=0.5",
+                "write_batch_shape = 0.5: shapes a law of batch sizes, so write_batch must be > 1",
+            ),
         ] {
             let e = spec.parse::<SynthSpec>().unwrap_err();
             assert!(e.contains(key), "{spec}: {e}");
         }
         let notes = "reread_gap_us=10".parse::<SynthSpec>().unwrap().notes();
         assert!(notes.iter().any(|n| n.contains("reread = 0")), "{notes:?}");
+    }
+
+    /// Batch sizes of a stream whose batches arrive all at once (`batch_us` 0) and far apart:
+    /// the requests sharing an arrival time.
+    fn batch_sizes(spec: &str) -> Vec<f64> {
+        let mut sizes: Vec<f64> = Vec::new();
+        let mut last = None;
+        for r in spec.parse::<SynthSpec>().unwrap().generate().unwrap() {
+            let t = r.unwrap().time_ns;
+            match sizes.last_mut() {
+                Some(n) if last == Some(t) => *n += 1.0,
+                _ => sizes.push(1.0),
+            }
+            last = Some(t);
+        }
+        sizes
+    }
+
+    /// `batch_shape` r draws batch sizes 1 + Poisson(G), G gamma of shape r and mean m − 1: the
+    /// mean batch stays m and the batch a request sees, Σ n² / Σ n, is m + (m − 1)(1 + (m − 1)
+    /// / r) / m (2m − 1 at r = 1, the geometric law, which `batch_shape=1` is byte for byte).
+    #[test]
+    fn batch_shape_keeps_the_mean_batch_and_fattens_its_tail() {
+        let base = "requests=200000,write_ratio=1,iat_us=1000,batch=4,batch_us=0,seed=3";
+        let stream = |s: &str| -> Vec<u64> {
+            let spec = s.parse::<SynthSpec>().unwrap();
+            spec.generate()
+                .unwrap()
+                .map(|r| r.unwrap().time_ns)
+                .collect()
+        };
+        assert_eq!(stream(base), stream(&format!("{base},batch_shape=1")));
+        let m = 4.0;
+        for r in [1.0, 0.5, 0.2] {
+            let sizes = batch_sizes(&format!("{base},batch_shape={r}"));
+            let n: f64 = sizes.iter().sum();
+            let mean = n / sizes.len() as f64;
+            let seen = sizes.iter().map(|s| s * s).sum::<f64>() / n;
+            let want = m + (m - 1.0) * (1.0 + (m - 1.0) / r) / m;
+            assert!((mean - m).abs() < 0.05 * m, "shape {r}: mean batch {mean}");
+            assert!(
+                (seen - want).abs() < 0.1 * want,
+                "shape {r}: batch seen {seen}, closed form {want}"
+            );
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::workload::apportion;
 use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rand_distr::{Distribution, Exp};
+use rand_distr::{Distribution, Exp, Gamma, Poisson};
 
 /// The process itself: its arrivals in its own time, µs.
 #[derive(Clone)]
@@ -18,10 +18,65 @@ struct Core {
     next_us: Option<f64>,
     /// The process's latest arrival (a batch's start), µs.
     process_us: f64,
-    /// Probability that a batch goes on after a request (1 − 1 / mean batch).
-    more: f64,
+    /// How many requests a batch brings.
+    law: BatchLaw,
     /// Gaps within a batch (`None`: all at once).
     spacing: Option<Exp<f64>>,
+}
+
+/// The law of a batch's size B (mean m).
+#[derive(Clone)]
+enum BatchLaw {
+    /// Geometric: after each request the batch goes on with probability `more` = 1 − 1 / m.
+    Geometric { more: f64 },
+    /// B − 1 Poisson with a gamma-distributed mean (shape r, mean m − 1): negative binomial,
+    /// geometric at r = 1, a heavier tail below (a few very large batches among many small
+    /// ones), E[B²] / E[B] = m + (m − 1)(1 + (m − 1) / r) / m. `left`: requests still to come
+    /// in the current batch.
+    Mixed { mean: Gamma<f64>, left: u64 },
+}
+
+/// Largest Poisson mean a batch of the mixed law draws from (a batch's size is bounded by the
+/// workload's requests anyway; this keeps the draw finite).
+const MAX_BATCH_MEAN: f64 = 1e9;
+
+impl BatchLaw {
+    fn new(batch: f64, shape: f64) -> Self {
+        if shape == 1.0 || batch <= 1.0 {
+            BatchLaw::Geometric {
+                more: 1.0 - 1.0 / batch,
+            }
+        } else {
+            BatchLaw::Mixed {
+                mean: Gamma::new(shape, (batch - 1.0) / shape).expect("validated shape"),
+                left: 0,
+            }
+        }
+    }
+
+    /// A new batch starts: draws how many requests follow its first.
+    fn start(&mut self, rng: &mut ChaCha8Rng) {
+        if let BatchLaw::Mixed { mean, left } = self {
+            let lambda = mean.sample(rng).min(MAX_BATCH_MEAN);
+            *left = if lambda > 0.0 {
+                Poisson::new(lambda).map_or(0, |p| p.sample(rng) as u64)
+            } else {
+                0
+            };
+        }
+    }
+
+    /// Whether the current batch brings another request.
+    fn goes_on(&mut self, rng: &mut ChaCha8Rng) -> bool {
+        match self {
+            BatchLaw::Geometric { more } => *more > 0.0 && rng.random_bool(*more),
+            BatchLaw::Mixed { left, .. } => {
+                let on = *left > 0;
+                *left = left.saturating_sub(1);
+                on
+            }
+        }
+    }
 }
 
 impl Core {
@@ -30,6 +85,7 @@ impl Core {
             Some(t) => t,
             None => {
                 let t = self.arrival.next(0.0, true, &mut self.rng);
+                self.law.start(&mut self.rng);
                 self.process_us = t;
                 self.next_us = Some(t);
                 t
@@ -39,13 +95,14 @@ impl Core {
 
     fn take(&mut self) -> f64 {
         let t = self.peek();
-        let next = if self.more > 0.0 && self.rng.random_bool(self.more) {
+        let next = if self.law.goes_on(&mut self.rng) {
             t + self
                 .spacing
                 .as_ref()
                 .map_or(0.0, |e| e.sample(&mut self.rng))
         } else {
             self.process_us = self.arrival.next(self.process_us, false, &mut self.rng);
+            self.law.start(&mut self.rng);
             self.process_us.max(t)
         };
         self.next_us = Some(next);
@@ -91,15 +148,17 @@ pub(super) struct Side {
 }
 
 impl Side {
-    /// A process of `batch` requests per arrival on average, `gap_us` apart on average.
+    /// A process of `batch` requests per arrival on average (their law of gamma shape
+    /// `shape`, 1 = geometric), `gap_us` apart on average.
     pub(super) fn new(
         p: Process,
         gap_us: f64,
         total_us: f64,
-        batch: f64,
+        batch: (f64, f64),
         batch_us: f64,
         seed: u64,
     ) -> Self {
+        let (batch, shape) = batch;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         Side {
             core: Core {
@@ -107,7 +166,7 @@ impl Side {
                 rng,
                 next_us: None,
                 process_us: 0.0,
-                more: 1.0 - 1.0 / batch,
+                law: BatchLaw::new(batch, shape),
                 spacing: (batch_us > 0.0).then(|| Exp::new(1.0 / batch_us).expect("validated gap")),
             },
             reads: 0.0,
@@ -257,7 +316,7 @@ mod tests {
             off_ms: 50.0,
             on_share: 0.95,
         };
-        let mut s = Side::new(on_off, 100.0, 100_000.0, 3.0, 5.0, 7);
+        let mut s = Side::new(on_off, 100.0, 100_000.0, (3.0, 1.0), 5.0, 7);
         let e = Envelope {
             weights: vec![2.0, 0.0, 1.0, 7.0],
         };

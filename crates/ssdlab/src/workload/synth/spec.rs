@@ -18,10 +18,11 @@ use std::str::FromStr;
 const MAX_SPAN_US: f64 = 1e15;
 
 /// Keys that take a `read_` or `write_` prefix.
-const PER_DIRECTION: [&str; 16] = [
+const PER_DIRECTION: [&str; 17] = [
     "envelope",
     "batch",
     "batch_us",
+    "batch_shape",
     "arrivals",
     "on_ms",
     "off_ms",
@@ -38,7 +39,7 @@ const PER_DIRECTION: [&str; 16] = [
 ];
 
 /// Every key `--synth` knows, for the message naming an unknown one.
-const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, cobatch, cobatch_raw, rider_envelope, footprint_gib, zipf, seq, rw_mix, hot_gib, hot_share, hot_drift, reread, reread_dist, reread_gap_us, reread_gap_sigma, reread_envelope, raw, raw_dist, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, footprint_gib, zipf, size_kib, seq, hot_gib, hot_share, hot_drift)";
+const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, cobatch, cobatch_raw, rider_envelope, footprint_gib, zipf, seq, rw_mix, hot_gib, hot_share, hot_drift, reread, reread_dist, reread_gap_us, reread_gap_sigma, reread_envelope, raw, raw_dist, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, footprint_gib, zipf, size_kib, seq, hot_gib, hot_share, hot_drift)";
 
 impl Sizes {
     /// Checks sizes and weights; `key` names them in messages.
@@ -291,6 +292,12 @@ impl SynthSpec {
             return Err(format!("dup_pool = {}: must be in (0, 1]", self.dup_pool));
         }
         check_batch("", self.batch, self.batch_us, self.requests)?;
+        // The whole stream's shape applies to every process whose batch is above 1.
+        let widest = [self.read.batch, self.write.batch]
+            .into_iter()
+            .flatten()
+            .fold(self.batch, f64::max);
+        check_shape("", self.batch_shape, widest)?;
         self.check_times()?;
         if (self.batch > 1.0 || self.batch_us > 0.0) && gap <= 0.0 {
             return Err("iat_us = 0: batches need a mean gap > 0".into());
@@ -306,6 +313,9 @@ impl SynthSpec {
         }
         for (prefix, op) in [("read_", &self.read), ("write_", &self.write)] {
             op.validate(prefix, self.footprint_gib, self.requests)?;
+            if let Some(shape) = op.batch_shape {
+                check_shape(prefix, shape, op.batch.unwrap_or(self.batch))?;
+            }
             self.check_hot(prefix, op)?;
         }
         if self.split() && gap <= 0.0 {
@@ -322,7 +332,7 @@ impl SynthSpec {
     fn check_cycles(&self) -> Result<(), String> {
         let gap = self.mean_gap_us();
         for (prefix, side) in self.sides() {
-            let (share, batch) = (side.share, side.batch);
+            let (share, batch) = (side.share, side.batch.0);
             if let (Process::OnOff { on_ms, off_ms, .. }, true) = (side.process, share > 0.0) {
                 let batch_gap_us = gap / share * batch;
                 let cycles = batch_gap_us / ((on_ms + off_ms) * 1e3);
@@ -362,7 +372,7 @@ impl SynthSpec {
             if side.share <= 0.0 {
                 continue;
             }
-            let side_gap = gap / side.share * side.batch;
+            let side_gap = gap / side.share * side.batch.0;
             match side.process {
                 Process::OnOff {
                     on_ms,
@@ -476,6 +486,7 @@ impl SynthSpec {
                 ("seq", op.seq.is_some()),
                 ("batch", op.batch.is_some()),
                 ("batch_us", op.batch_us.is_some()),
+                ("batch_shape", op.batch_shape.is_some()),
             ]
             .into_iter()
             .filter(|k| k.1)
@@ -581,6 +592,14 @@ impl SynthSpec {
                     .into(),
             );
         }
+        if self.read.batch_shape.is_some()
+            && self.write.batch_shape.is_some()
+            && self.batch_shape != 1.0
+        {
+            notes.push(
+                "batch_shape has no effect: read_batch_shape and write_batch_shape give each direction its own".into(),
+            );
+        }
         if self.read.batch_us.is_some() && self.write.batch_us.is_some() && self.batch_us != 0.0 {
             notes.push(
                 "batch_us has no effect: read_batch_us and write_batch_us give each direction its own".into(),
@@ -595,6 +614,25 @@ impl SynthSpec {
             Arrivals::Exponential(g) | Arrivals::Constant(g) => g,
         }
     }
+}
+
+/// Smallest gamma shape of a batch-size law: below it nearly every batch is a single request
+/// and the mean rests on batches of millions.
+pub const MIN_BATCH_SHAPE: f64 = 0.01;
+
+/// Checks the gamma shape of a batch-size law (`batch` its mean batch).
+fn check_shape(prefix: &str, shape: f64, batch: f64) -> Result<(), String> {
+    if !(shape.is_finite() && (MIN_BATCH_SHAPE..=1e6).contains(&shape)) {
+        return Err(format!(
+            "{prefix}batch_shape = {shape}: must be in [{MIN_BATCH_SHAPE}, 1e6] (1 = geometric batch sizes)"
+        ));
+    }
+    if shape != 1.0 && batch <= 1.0 {
+        return Err(format!(
+            "{prefix}batch_shape = {shape}: shapes a law of batch sizes, so {prefix}batch must be > 1 (it is {batch})"
+        ));
+    }
+    Ok(())
 }
 
 /// Checks a mean batch size and the gap within batches.
@@ -800,6 +838,8 @@ impl FromStr for SynthSpec {
                 ("hot_drift", None) => spec.hot_drift = num(v)?,
                 ("batch", Some(op)) => op.batch = Some(num(v)?),
                 ("batch_us", Some(op)) => op.batch_us = Some(num(v)?),
+                ("batch_shape", Some(op)) => op.batch_shape = Some(num(v)?),
+                ("batch_shape", None) => spec.batch_shape = num(v)?,
                 ("batch", None) => spec.batch = num(v)?,
                 ("batch_us", None) => spec.batch_us = num(v)?,
                 ("cobatch", None) => spec.cobatch = num(v)?,
@@ -910,6 +950,7 @@ impl fmt::Display for SynthSpec {
         for (key, x, default) in [
             ("batch", self.batch, d.batch),
             ("batch_us", self.batch_us, d.batch_us),
+            ("batch_shape", self.batch_shape, d.batch_shape),
         ] {
             if x != default {
                 write!(f, ",{key}={x}")?;
@@ -942,6 +983,9 @@ impl fmt::Display for SynthSpec {
             }
             if let Some(x) = op.batch_us {
                 write!(f, ",{prefix}batch_us={x}")?;
+            }
+            if let Some(x) = op.batch_shape {
+                write!(f, ",{prefix}batch_shape={x}")?;
             }
             if let Some(e) = &op.envelope {
                 write!(f, ",{prefix}envelope={e}")?;
