@@ -276,6 +276,11 @@ fn write_page_level(o: &mut String, p: &Profile) -> Result<()> {
         u.read_after_write_pct,
         pcts(&u.raw_gap_requests)
     )?;
+    writeln!(
+        o,
+        "re-writes          {:.1} % of writes start on a page the write before wrote",
+        u.rewrite_pct
+    )?;
     if !u.write_footprint_growth_pct.is_empty() {
         let g: Vec<String> = u
             .write_footprint_growth_pct

@@ -537,6 +537,7 @@ fn coupling(spec: &mut SynthSpec, t: &Profile) {
     let n = t.requests;
     let write_ratio = t.write_pct / 100.0;
     spec.reread = (u.reread_pct / 100.0).clamp(0.0, 0.95);
+    spec.rewrite = (u.rewrite_pct / 100.0).clamp(0.0, MAX_REWRITE);
     spec.reread_dist = u.reread_gap_requests.p50.max(1.0);
     spec.raw_dist = u.raw_gap_requests.p50.max(1.0);
     spec.dist_sigma = sigma(&u.reread_gap_requests)
@@ -680,6 +681,7 @@ fn round_spec(spec: &mut SynthSpec) {
         &mut spec.reread_gap_sigma,
         &mut spec.raw,
         &mut spec.raw_dist,
+        &mut spec.rewrite,
         &mut spec.dist_sigma,
         &mut spec.cobatch,
         &mut spec.cobatch_raw,
@@ -1056,6 +1058,11 @@ fn residuals(t: &Profile, g: &Profile) -> Vec<Residual> {
         g.reuse.read_after_write_pct,
     );
     add(
+        "reuse.rewrite_pct",
+        t.reuse.rewrite_pct,
+        g.reuse.rewrite_pct,
+    );
+    add(
         "page_types.mixed_pct",
         t.page_types.mixed_pct,
         g.page_types.mixed_pct,
@@ -1232,10 +1239,15 @@ fn correct_rereads(spec: &mut SynthSpec, t: &Profile, g: &Profile) {
     cap_timed_rereads(spec);
 }
 
+/// Largest share of writes the fit makes re-writes of the write before.
+const MAX_REWRITE: f64 = 0.95;
+
 /// Moves the knobs [`coupling`] estimates by their statistics' gaps between the workload `t`
 /// and its stand-in `g`.
 fn correct_coupling(spec: &mut SynthSpec, t: &Profile, g: &Profile) {
     correct_rereads(spec, t, g);
+    spec.rewrite = (spec.rewrite + (t.reuse.rewrite_pct - g.reuse.rewrite_pct) / 100.0)
+        .clamp(0.0, MAX_REWRITE);
     spec.raw = (spec.raw + (t.reuse.read_after_write_pct - g.reuse.read_after_write_pct) / 100.0)
         .clamp(0.0, 0.99 - spec.reread);
     if let (Some(x), Some(y)) = (

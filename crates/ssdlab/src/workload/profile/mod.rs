@@ -97,6 +97,9 @@ pub struct Reuse {
     pub read_after_write_pct: f64,
     /// For those: write requests since that write (1 = the latest write).
     pub raw_gap_requests: Percentiles,
+    /// Write requests whose first page the write request just before wrote, %: a page
+    /// written again at once (a log or metadata block), every copy on one die.
+    pub rewrite_pct: f64,
     /// How the written footprint grows with the writes (shadowgc.txt Fig. 1: "the cumulative
     /// number of written LBAs" against the writes): distinct pages written after 10 %, 20 %,
     /// … 100 % of the page writes, % of the final written footprint (to within 256 page
@@ -344,6 +347,7 @@ impl Profiler {
                 reread_page_pct: pct(reuse.stack.len(), read_pop.accesses),
                 read_after_write_pct: pct(reuse.read_after_write, reads),
                 raw_gap_requests: Percentiles::of(&reuse.raw_gap),
+                rewrite_pct: pct(reuse.rewrites, writes),
                 write_footprint_growth_pct: footprint_growth(reuse),
             },
             read_popularity: read_pop,

@@ -68,6 +68,8 @@ pub(crate) struct Reuse {
     accesses: u64,
     pub rereads: u64,
     pub read_after_write: u64,
+    /// Write requests whose first page the write request just before wrote.
+    pub rewrites: u64,
     /// LRU stack distances of page re-reads (distinct pages read in between).
     pub stack: Histogram<u64>,
     /// Read requests between a re-reading request and the last read of its first page.
@@ -111,6 +113,7 @@ impl Default for Reuse {
             accesses: 0,
             rereads: 0,
             read_after_write: 0,
+            rewrites: 0,
             stack: histogram(),
             reread_gap: histogram(),
             reread_gap_us: histogram(),
@@ -191,6 +194,13 @@ impl Reuse {
     pub(crate) fn write(&mut self, first: u64, end: u64) -> Result<(), TooLarge> {
         self.write_reqs += 1;
         let req = self.write_reqs;
+        if self
+            .pages
+            .get(&first)
+            .is_some_and(|p| p.writes > 0 && p.last_write_req + 1 == req)
+        {
+            self.rewrites += 1;
+        }
         for page in first..end {
             let p = self.info(page)?;
             if p.writes == 0 {

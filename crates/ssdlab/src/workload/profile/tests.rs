@@ -120,3 +120,21 @@ fn runs_and_the_run_a_request_sees() {
     assert!((w.run_seen_mean.unwrap() - 4.8).abs() < 1e-12, "{w:?}");
     assert_eq!(p.burstiness.read.run_mean, None);
 }
+
+/// A re-write is a write whose first page the write just before wrote: of four writes after
+/// the first, the second (page 1, inside the 2-page write of pages 0-1) and the fourth (page
+/// 5 again) are; a read in between does not break the pair.
+#[test]
+fn rewrites_are_writes_of_a_page_the_write_before_wrote() {
+    use IoOp::{Read as R, Write as W};
+    let reqs = [
+        req(0, W, 0, 2),
+        req(10, W, 1, 1),
+        req(20, W, 5, 1),
+        req(25, R, 5, 1),
+        req(30, W, 5, 1),
+        req(40, W, 0, 1),
+    ];
+    let p = profile(reqs.into_iter().map(Ok::<_, String>)).unwrap();
+    assert_eq!(p.reuse.rewrite_pct, 40.0);
+}

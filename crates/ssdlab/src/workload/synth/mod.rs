@@ -170,6 +170,9 @@ pub struct SynthSpec {
     /// Probability that a read goes to the start page of a recent write, `d` writes back
     /// (log-normal of median `raw_dist`, shape `dist_sigma`).
     pub raw: f64,
+    /// Probability that a write starts on the start page of the write before it (a page
+    /// written again at once, as a log or a metadata block is: every copy on one die).
+    pub rewrite: f64,
     /// Median distance of a read after write, in write requests back.
     pub raw_dist: f64,
     /// Shape (σ of the logarithm) of both distance laws.
@@ -220,6 +223,7 @@ impl Default for SynthSpec {
             reread_gap_sigma: 1.0,
             reread_envelope: None,
             raw: 0.0,
+            rewrite: 0.0,
             raw_dist: 16.0,
             dist_sigma: 1.0,
             dedup: 0.0,
@@ -491,6 +495,7 @@ impl SynthSpec {
                 seq: o.seq.unwrap_or(self.seq),
                 next_page: 0,
                 started: false,
+                last_start: 0,
                 recent: Ring::default(),
             }
         });
@@ -566,6 +571,8 @@ struct Direction {
     /// Split streams: where this direction's last request ended.
     next_page: u64,
     started: bool,
+    /// Start page of this direction's last request.
+    last_start: u64,
     /// Start pages of this direction's recent requests, kept only when re-reads or reads
     /// after writes are asked for.
     recent: Ring,
@@ -769,6 +776,12 @@ impl Iterator for Synth {
         let seq = self.dirs[op].seq;
         let start = if let Some(page) = read_back.or(reread.map(|r| r.0)) {
             page
+        } else if io == IoOp::Write
+            && self.spec.rewrite > 0.0
+            && self.dirs[1].started
+            && self.rng.random_bool(self.spec.rewrite)
+        {
+            self.dirs[1].last_start
         } else if continues && self.rng.random_bool(seq) {
             previous_end
         } else if let Some(page) = self.local(io) {
@@ -820,6 +833,7 @@ impl Iterator for Synth {
         let dir = &mut self.dirs[op];
         dir.next_page = start + size_pages;
         dir.started = true;
+        dir.last_start = start;
         if (op == 0 && self.spec.reread > 0.0 && !self.spec.rereads_in_time())
             || (op == 1 && (self.spec.raw > 0.0 || self.spec.cobatch_raw > 0.0))
         {
@@ -1111,6 +1125,27 @@ mod tests {
                 "shape {r}: batch seen {seen}, closed form {want}"
             );
         }
+    }
+
+    /// `rewrite` ρ: a write starts on the start page of the write before it with probability
+    /// ρ (chance adds almost nothing over a GiB), counted as the profile counts re-writes.
+    #[test]
+    fn rewrites_start_where_the_write_before_started() {
+        let base = "requests=100000,write_ratio=0.6,footprint_gib=1,size_kib=4|8,seed=5";
+        for rho in [0.0, 0.3, 0.7] {
+            let spec: SynthSpec = format!("{base},rewrite={rho}").parse().unwrap();
+            let p = crate::workload::profile::profile(spec.generate().unwrap()).unwrap();
+            let got = p.reuse.rewrite_pct;
+            assert!((got - 100.0 * rho).abs() < 1.0, "rewrite {rho}: {got} %");
+        }
+        let notes = "write_ratio=0,rewrite=0.5"
+            .parse::<SynthSpec>()
+            .unwrap()
+            .notes();
+        assert!(
+            notes.iter().any(|n| n.contains("rewrite has no effect")),
+            "{notes:?}"
+        );
     }
 
     #[test]

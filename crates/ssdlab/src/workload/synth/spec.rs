@@ -39,7 +39,7 @@ const PER_DIRECTION: [&str; 17] = [
 ];
 
 /// Every key `--synth` knows, for the message naming an unknown one.
-const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, cobatch, cobatch_raw, rider_envelope, footprint_gib, zipf, seq, rw_mix, hot_gib, hot_share, hot_drift, reread, reread_dist, reread_gap_us, reread_gap_sigma, reread_envelope, raw, raw_dist, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, footprint_gib, zipf, size_kib, seq, hot_gib, hot_share, hot_drift)";
+const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, cobatch, cobatch_raw, rider_envelope, footprint_gib, zipf, seq, rw_mix, hot_gib, hot_share, hot_drift, reread, reread_dist, reread_gap_us, reread_gap_sigma, reread_envelope, raw, raw_dist, rewrite, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, footprint_gib, zipf, size_kib, seq, hot_gib, hot_share, hot_drift)";
 
 impl Sizes {
     /// Checks sizes and weights; `key` names them in messages.
@@ -192,6 +192,7 @@ impl SynthSpec {
             ("dup_reads", self.dup_reads),
             ("reread", self.reread),
             ("raw", self.raw),
+            ("rewrite", self.rewrite),
             ("cobatch", self.cobatch),
             ("cobatch_raw", self.cobatch_raw),
         ] {
@@ -506,6 +507,9 @@ impl SynthSpec {
                     ));
                 }
             }
+        }
+        if self.write_ratio <= 0.0 && self.rewrite > 0.0 {
+            notes.push("rewrite has no effect: write_ratio = 0 leaves no writes".into());
         }
         if self.write_ratio >= 1.0 {
             for (k, x) in [
@@ -877,6 +881,7 @@ impl FromStr for SynthSpec {
                     spec.rider_envelope = Some(super::Envelope::parse(k, v)?);
                 }
                 ("raw", None) => spec.raw = num(v)?,
+                ("rewrite", None) => spec.rewrite = num(v)?,
                 ("raw_dist", None) => spec.raw_dist = num(v)?,
                 ("dist_sigma", None) => spec.dist_sigma = num(v)?,
                 ("dedup", None) => spec.dedup = num(v)?,
@@ -1023,6 +1028,7 @@ impl fmt::Display for SynthSpec {
             ),
             ("raw", self.raw, d.raw),
             ("raw_dist", self.raw_dist, d.raw_dist),
+            ("rewrite", self.rewrite, d.rewrite),
             ("dist_sigma", self.dist_sigma, d.dist_sigma),
             ("dedup", self.dedup, d.dedup),
             ("dup_zipf", self.dup_zipf, d.dup_zipf),
