@@ -278,8 +278,10 @@ fn write_page_level(o: &mut String, p: &Profile) -> Result<()> {
     )?;
     writeln!(
         o,
-        "re-writes          {:.1} % of writes start on a page the write before wrote",
-        u.rewrite_pct
+        "re-writes          {:.1} % of writes start on a page the write before wrote; runs of one page {} (as a write sees them {})",
+        u.rewrite_pct,
+        opt(u.rewrite_run_mean, 2),
+        opt(u.rewrite_run_seen_mean, 2)
     )?;
     if !u.write_footprint_growth_pct.is_empty() {
         let g: Vec<String> = u

@@ -450,6 +450,24 @@ fn rereads_placed_in_time_arrive_their_gap_after_the_first_read() {
 /// 10,000 requests, half writes, a share 0.3 of the reads riding — 3,500 reads from the read
 /// process (placed in the first half), 1,500 riders shared 0 : 0 : 1 : 3 over the quarters and
 /// 1,250 writes in each. Without the key riders are a constant share of the write arrivals.
+/// Re-reads placed in time stay in the slice of their first read when `reread_envelope` shares
+/// them out, so each slice holds exactly its reads however wide the gap law (σ 10 here: most
+/// gaps would reach past a slice, and did before, adding reads to the later slices).
+#[test]
+fn timed_rereads_keep_their_slice_s_count() {
+    let spec: SynthSpec = "requests=20000,write_ratio=0,iat_us=100,footprint_gib=1,reread=0.5,reread_gap_us=1000,reread_gap_sigma=10,read_envelope=1|2|3|4,reread_envelope=1|2|3|4,seed=3"
+        .parse()
+        .unwrap();
+    let span_ns = spec.mean_gap_us() * 1e3 * spec.requests as f64;
+    let mut q = [0u64; 4];
+    for r in spec.generate().unwrap() {
+        let k = ((r.unwrap().time_ns as f64 / span_ns * 4.0) as usize).min(3);
+        q[k] += 1;
+    }
+    // First reads 1,000 / 2,000 / 3,000 / 4,000 and as many re-reads.
+    assert_eq!(q, [2000, 4000, 6000, 8000]);
+}
+
 #[test]
 fn riders_follow_their_envelope_exactly() {
     let base = "requests=10000,write_ratio=0.5,iat_us=10,footprint_gib=4,cobatch=0.3,read_envelope=1|1|0|0,write_envelope=1|1|1|1,seed=6";

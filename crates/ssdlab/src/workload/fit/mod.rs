@@ -258,7 +258,7 @@ fn finish(
             FitError::Stand("no stand-in placed in the activity envelopes generates".into())
         })?;
     }
-    batch_tails(&mut synth, target, &mut got);
+    tails(&mut synth, target, &mut got);
     let residuals = residuals(target, &got);
     let checks = check::checks(target, &got, &synth);
     if let Some(n) = opts.requests {
@@ -682,6 +682,7 @@ fn round_spec(spec: &mut SynthSpec) {
         &mut spec.raw,
         &mut spec.raw_dist,
         &mut spec.rewrite,
+        &mut spec.rewrite_shape,
         &mut spec.dist_sigma,
         &mut spec.cobatch,
         &mut spec.cobatch_raw,
@@ -1120,35 +1121,70 @@ fn residuals(t: &Profile, g: &Profile) -> Vec<Residual> {
     v
 }
 
-/// How much heavier the workload's runs must be than its stand-in's before a direction's
-/// geometric batches are given a shape.
+/// How much heavier the workload's runs must be than its stand-in's before a tail is given a
+/// shape.
 const HEAVIER_RUNS: f64 = 1.15;
 
-/// Rounds of the batch-shape stage ([`batch_tails`]).
+/// Rounds of the shape stage ([`tails`]).
 const TAIL_ROUNDS: usize = 3;
 
-/// The tail of a direction's runs (arrivals less than 1 ms apart): the run a request sees
-/// beyond the mean run (Σ n² / Σ n − mean; about (m − 1) / r for batches of mean m and gamma
-/// shape r well apart).
-fn run_excess(b: &ClassBurstiness) -> Option<f64> {
-    Some(b.run_seen_mean? - b.run_mean?).filter(|x| *x > 0.0)
+/// The tails the last stage may shape: the reads' batches, the writes' batches, and the runs
+/// of writes to one page (`rewrite_shape`).
+const TAILS: usize = 3;
+
+/// The excess of tail `k` of profile `p`: the run a request sees beyond the mean run (Σ n² /
+/// Σ n − mean; about (m − 1) / r for runs of mean m and gamma shape r well apart). Batches are
+/// measured by runs of arrivals less than 1 ms apart.
+fn tail_excess(p: &Profile, k: usize) -> Option<f64> {
+    let (mean, seen) = match k {
+        0 => (p.burstiness.read.run_mean, p.burstiness.read.run_seen_mean),
+        1 => (
+            p.burstiness.write.run_mean,
+            p.burstiness.write.run_seen_mean,
+        ),
+        _ => (p.reuse.rewrite_run_mean, p.reuse.rewrite_run_seen_mean),
+    };
+    Some(seen? - mean?).filter(|x| *x > 0.0)
 }
 
-/// How far the stand-in `g`'s run tails and 1 ms IDC are from the workload `t`'s, in the
-/// directions `which` (log ratios squared).
-fn tail_loss(t: &Profile, g: &Profile, which: [bool; 2]) -> f64 {
+/// The shape of tail `k` in `spec` (`None`: the geometric law).
+fn shape_of(spec: &SynthSpec, k: usize) -> Option<f64> {
+    match k {
+        0 => spec.read.batch_shape,
+        1 => spec.write.batch_shape,
+        _ => (spec.rewrite_shape != 1.0).then_some(spec.rewrite_shape),
+    }
+}
+
+/// Sets the shape of tail `k`.
+fn set_shape(spec: &mut SynthSpec, k: usize, r: f64) {
+    match k {
+        0 => spec.read.batch_shape = Some(r),
+        1 => spec.write.batch_shape = Some(r),
+        _ => spec.rewrite_shape = r,
+    }
+}
+
+/// Whether `spec` has what tail `k` shapes: batches above 1, or re-writes.
+fn shapeable(spec: &SynthSpec, k: usize) -> bool {
+    match k {
+        0 => spec.read.batch.is_some_and(|b| b > 1.0),
+        1 => spec.write.batch.is_some_and(|b| b > 1.0),
+        _ => spec.rewrite > 0.0 && spec.rewrite < 1.0,
+    }
+}
+
+/// How far the stand-in `g`'s tails `which` are from the workload `t`'s (log ratios squared),
+/// with each shaped direction's 1 ms IDC.
+fn tail_loss(t: &Profile, g: &Profile, which: [bool; TAILS]) -> f64 {
+    let idc = |p: &Profile, k: usize| dirs(p)[k].burst.idc.first().copied().flatten();
     let mut loss = 0.0;
-    for ((td, gd), on) in dirs(t).iter().zip(dirs(g).iter()).zip(which) {
-        if !on {
-            continue;
+    for (k, _) in which.iter().enumerate().filter(|w| *w.1) {
+        let mut pairs = vec![(tail_excess(t, k), tail_excess(g, k))];
+        if k < 2 {
+            pairs.push((idc(t, k), idc(g, k)));
         }
-        for (x, y) in [
-            (run_excess(td.burst), run_excess(gd.burst)),
-            (
-                td.burst.idc.first().copied().flatten(),
-                gd.burst.idc.first().copied().flatten(),
-            ),
-        ] {
+        for (x, y) in pairs {
             if let (Some(x), Some(y)) = (x, y) {
                 loss += (y.max(1e-3) / x.max(1e-3)).ln().powi(2);
             }
@@ -1157,27 +1193,25 @@ fn tail_loss(t: &Profile, g: &Profile, which: [bool; 2]) -> f64 {
     loss
 }
 
-/// The last stage of a fit: heavy-tailed batches. A batched direction (mean batch above 1)
-/// whose runs have a clearly heavier tail than its stand-in's ([`HEAVIER_RUNS`]) — real write
-/// bursts are many single requests and a few very long runs (`trace stats`: msr_rsrch_1's
-/// writes 4.51 / 18.97 against geometric batches' 3.02 / 7.03) — is given a gamma shape
-/// (`batch_shape`) from the ratio of the tails, corrected for [`TAIL_ROUNDS`] rounds; the
-/// round kept misses the fewest checks, then has the tails and 1 ms IDCs closest, and the
-/// stand-in without shapes is among the candidates (so a fit that needs none is unchanged).
-fn batch_tails(spec: &mut SynthSpec, target: &Profile, got: &mut Profile) {
-    let mut which = [false; 2];
+/// The last stage of a fit: heavy tails. Real write bursts are many single requests and a few
+/// very long runs (`trace stats`: msr_rsrch_1's writes 4.51 / 18.97 against geometric
+/// batches' 3.02 / 7.03), and so are the runs of writes to one page (msr_cut_rw_40_60: 1.48 /
+/// 4.23 against 1.9 for independent re-writes). A tail — a direction's batches (mean batch
+/// above 1) or the re-writes — whose workload's excess is clearly heavier than its stand-in's
+/// ([`HEAVIER_RUNS`]) is given a gamma shape (`batch_shape`, `rewrite_shape`) from the ratio
+/// of the excesses, corrected for [`TAIL_ROUNDS`] rounds; the round kept misses the fewest
+/// checks, then has the tails (and the 1 ms IDCs of shaped batches) closest, and the stand-in
+/// without shapes is among the candidates (so a fit that needs none is unchanged).
+fn tails(spec: &mut SynthSpec, target: &Profile, got: &mut Profile) {
+    let mut which = [false; TAILS];
     let mut cand = spec.clone();
-    for ((op, (td, gd)), on) in [&mut cand.read, &mut cand.write]
-        .into_iter()
-        .zip(dirs(target).iter().zip(dirs(got).iter()))
-        .zip(which.iter_mut())
-    {
-        if !op.batch.is_some_and(|b| b > 1.0) || op.batch_shape.is_some() {
+    for (k, on) in which.iter_mut().enumerate() {
+        if !shapeable(&cand, k) || shape_of(&cand, k).is_some() {
             continue;
         }
-        if let (Some(x), Some(y)) = (run_excess(td.burst), run_excess(gd.burst)) {
+        if let (Some(x), Some(y)) = (tail_excess(target, k), tail_excess(got, k)) {
             if x > HEAVIER_RUNS * y {
-                op.batch_shape = Some((y / x).clamp(MIN_BATCH_SHAPE, 1.0));
+                set_shape(&mut cand, k, (y / x).clamp(MIN_BATCH_SHAPE, 1.0));
                 *on = true;
             }
         }
@@ -1206,18 +1240,13 @@ fn batch_tails(spec: &mut SynthSpec, target: &Profile, got: &mut Profile) {
             best = (rank, cand.clone(), g.clone());
         }
         if round + 1 < TAIL_ROUNDS {
-            for ((op, (td, gd)), on) in [&mut cand.read, &mut cand.write]
-                .into_iter()
-                .zip(dirs(target).iter().zip(dirs(&g).iter()))
-                .zip(which)
-            {
-                if let (true, Some(r), Some(x), Some(y)) = (
-                    on,
-                    op.batch_shape.as_mut(),
-                    run_excess(td.burst),
-                    run_excess(gd.burst),
+            for k in (0..TAILS).filter(|&k| which[k]) {
+                if let (Some(r), Some(x), Some(y)) = (
+                    shape_of(&cand, k),
+                    tail_excess(target, k),
+                    tail_excess(&g, k),
                 ) {
-                    *r = (*r * y / x).clamp(MIN_BATCH_SHAPE, 4.0);
+                    set_shape(&mut cand, k, (r * y / x).clamp(MIN_BATCH_SHAPE, 4.0));
                 }
             }
         }

@@ -100,6 +100,12 @@ pub struct Reuse {
     /// Write requests whose first page the write request just before wrote, %: a page
     /// written again at once (a log or metadata block), every copy on one die.
     pub rewrite_pct: f64,
+    /// Runs of writes each re-writing the one before (a single write is a run of 1): mean
+    /// length (`null` with fewer than 10 runs).
+    pub rewrite_run_mean: Option<f64>,
+    /// The length of the run of one page a write is in, on average (Σ n² / Σ n; geometric
+    /// runs of mean m give 2m − 1).
+    pub rewrite_run_seen_mean: Option<f64>,
     /// How the written footprint grows with the writes (shadowgc.txt Fig. 1: "the cumulative
     /// number of written LBAs" against the writes): distinct pages written after 10 %, 20 %,
     /// … 100 % of the page writes, % of the final written footprint (to within 256 page
@@ -348,6 +354,8 @@ impl Profiler {
                 read_after_write_pct: pct(reuse.read_after_write, reads),
                 raw_gap_requests: Percentiles::of(&reuse.raw_gap),
                 rewrite_pct: pct(reuse.rewrites, writes),
+                rewrite_run_mean: reuse.rewrite_runs().map(|r| r.0),
+                rewrite_run_seen_mean: reuse.rewrite_runs().map(|r| r.1),
                 write_footprint_growth_pct: footprint_growth(reuse),
             },
             read_popularity: read_pop,

@@ -70,6 +70,12 @@ pub(crate) struct Reuse {
     pub read_after_write: u64,
     /// Write requests whose first page the write request just before wrote.
     pub rewrites: u64,
+    /// Runs of writes each re-writing the one before (a write that does not starts one): the
+    /// current run's length, then the closed runs' count and sums of lengths and squares.
+    rewrite_run: u64,
+    rewrite_runs: u64,
+    rewrite_run_sum: f64,
+    rewrite_run_sq: f64,
     /// LRU stack distances of page re-reads (distinct pages read in between).
     pub stack: Histogram<u64>,
     /// Read requests between a re-reading request and the last read of its first page.
@@ -91,6 +97,9 @@ pub(crate) struct Reuse {
 /// How many read requests back a re-read's time gap is measured (the reach of the
 /// generator's re-reads, whose ring keeps as many reads).
 pub const TIMED_READS: usize = 65_536;
+
+/// Fewest runs of writes to one page whose lengths a profile reports.
+const MIN_RUNS: u64 = 10;
 
 /// Page writes between two points of the write-footprint curve.
 pub const CURVE_STEP: u64 = 256;
@@ -114,6 +123,10 @@ impl Default for Reuse {
             rereads: 0,
             read_after_write: 0,
             rewrites: 0,
+            rewrite_run: 0,
+            rewrite_runs: 0,
+            rewrite_run_sum: 0.0,
+            rewrite_run_sq: 0.0,
             stack: histogram(),
             reread_gap: histogram(),
             reread_gap_us: histogram(),
@@ -190,6 +203,25 @@ impl Reuse {
         Ok(reread)
     }
 
+    fn close_rewrite_run(&mut self) {
+        let n = std::mem::take(&mut self.rewrite_run) as f64;
+        if n > 0.0 {
+            self.rewrite_runs += 1;
+            self.rewrite_run_sum += n;
+            self.rewrite_run_sq += n * n;
+        }
+    }
+
+    /// Runs of writes to one page (the run open at the end included): their mean length and
+    /// the length of the run a write is in on average (Σ n² / Σ n); `None` with fewer than
+    /// [`MIN_RUNS`] runs.
+    pub(crate) fn rewrite_runs(&self) -> Option<(f64, f64)> {
+        let n = self.rewrite_run as f64;
+        let runs = self.rewrite_runs + u64::from(n > 0.0);
+        let sum = self.rewrite_run_sum + n;
+        (runs >= MIN_RUNS).then(|| (sum / runs as f64, (self.rewrite_run_sq + n * n) / sum))
+    }
+
     /// A write request of pages `first..end`.
     pub(crate) fn write(&mut self, first: u64, end: u64) -> Result<(), TooLarge> {
         self.write_reqs += 1;
@@ -200,7 +232,10 @@ impl Reuse {
             .is_some_and(|p| p.writes > 0 && p.last_write_req + 1 == req)
         {
             self.rewrites += 1;
+        } else {
+            self.close_rewrite_run();
         }
+        self.rewrite_run += 1;
         for page in first..end {
             let p = self.info(page)?;
             if p.writes == 0 {

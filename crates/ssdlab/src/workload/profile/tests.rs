@@ -137,4 +137,16 @@ fn rewrites_are_writes_of_a_page_the_write_before_wrote() {
     ];
     let p = profile(reqs.into_iter().map(Ok::<_, String>)).unwrap();
     assert_eq!(p.reuse.rewrite_pct, 40.0);
+    // Runs of writes to one page: 2, 2, 1 — too few to report (10 at least).
+    assert_eq!(p.reuse.rewrite_run_mean, None);
+    // Ten runs, of 1 (×7), 2, 2 and 9 writes of one page: mean 2, a write sees 4.8.
+    let mut reqs = Vec::new();
+    for (page, n) in [1, 1, 1, 1, 1, 1, 1, 2, 2, 9].into_iter().enumerate() {
+        for _ in 0..n {
+            reqs.push(req(reqs.len() as u64, W, page as u64 * 10, 1));
+        }
+    }
+    let p = profile(reqs.into_iter().map(Ok::<_, String>)).unwrap();
+    assert_eq!(p.reuse.rewrite_run_mean, Some(2.0));
+    assert!((p.reuse.rewrite_run_seen_mean.unwrap() - 4.8).abs() < 1e-12);
 }

@@ -27,7 +27,7 @@ use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Binomial, Distribution, Exp, LogNormal, Poisson, Zipf};
-use side::Side;
+use side::{BatchLaw, Side};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io::Write;
@@ -173,6 +173,10 @@ pub struct SynthSpec {
     /// Probability that a write starts on the start page of the write before it (a page
     /// written again at once, as a log or a metadata block is: every copy on one die).
     pub rewrite: f64,
+    /// Gamma shape of the law of a run of writes to one page (`batch_shape`'s law, of mean
+    /// 1 / (1 − `rewrite`)): 1 = each write re-writes on its own with probability `rewrite`
+    /// (geometric runs); below 1 a few long runs of one page among many single writes.
+    pub rewrite_shape: f64,
     /// Median distance of a read after write, in write requests back.
     pub raw_dist: f64,
     /// Shape (σ of the logarithm) of both distance laws.
@@ -224,6 +228,7 @@ impl Default for SynthSpec {
             reread_envelope: None,
             raw: 0.0,
             rewrite: 0.0,
+            rewrite_shape: 1.0,
             raw_dist: 16.0,
             dist_sigma: 1.0,
             dedup: 0.0,
@@ -519,7 +524,13 @@ impl SynthSpec {
             due: BinaryHeap::new(),
             chains,
             span_us: total_us,
+            reread_slice_us: self
+                .reread_envelope
+                .as_ref()
+                .map(|e| total_us / e.weights.len() as f64),
             raw_law: distance(self.raw_dist),
+            rewrite_law: (self.rewrite > 0.0 && self.rewrite_shape != 1.0)
+                .then(|| BatchLaw::new(1.0 / (1.0 - self.rewrite), self.rewrite_shape)),
             spec: self.clone(),
             pages,
             scramble: a,
@@ -647,6 +658,9 @@ pub struct Synth {
     dirs: [Direction; 2],
     reread_law: LogNormal<f64>,
     raw_law: LogNormal<f64>,
+    /// Runs of writes to one page, with `rewrite_shape` ≠ 1 (`None`: each write re-writes on
+    /// its own with probability `rewrite`).
+    rewrite_law: Option<BatchLaw>,
     /// Re-reads scheduled in time (`reread_gap_us`): (due in ns, page, re-reads of the page
     /// still to follow it), at most [`MAX_PENDING`] of them.
     due: BinaryHeap<Reverse<(u64, u64, u64)>>,
@@ -654,6 +668,8 @@ pub struct Synth {
     chains: Chains,
     /// The stream's span (mean gap × requests), µs.
     span_us: f64,
+    /// With `reread_envelope`: the width of its slices, µs (re-reads stay in their slice).
+    reread_slice_us: Option<f64>,
     rng: ChaCha8Rng,
     emitted: u64,
     now_us: f64,
@@ -776,11 +792,7 @@ impl Iterator for Synth {
         let seq = self.dirs[op].seq;
         let start = if let Some(page) = read_back.or(reread.map(|r| r.0)) {
             page
-        } else if io == IoOp::Write
-            && self.spec.rewrite > 0.0
-            && self.dirs[1].started
-            && self.rng.random_bool(self.spec.rewrite)
-        {
+        } else if io == IoOp::Write && self.spec.rewrite > 0.0 && self.rewrites() {
             self.dirs[1].last_start
         } else if continues && self.rng.random_bool(seq) {
             previous_end
@@ -866,6 +878,22 @@ impl Iterator for Synth {
 }
 
 impl Synth {
+    /// Whether the write being drawn re-writes the start page of the write before it; a write
+    /// that does not starts a new run of its page (drawn by `rewrite_law`).
+    fn rewrites(&mut self) -> bool {
+        let again = self.dirs[1].started
+            && match self.rewrite_law.as_mut() {
+                Some(law) => law.goes_on(&mut self.rng),
+                None => self.rng.random_bool(self.spec.rewrite),
+            };
+        if !again {
+            if let Some(law) = self.rewrite_law.as_mut() {
+                law.start(&mut self.rng);
+            }
+        }
+        again
+    }
+
     /// A rider's read of the latest write's start page, drawn with probability `cobatch_raw`
     /// (`None`: not drawn, or nothing written yet).
     #[cold]
@@ -936,11 +964,22 @@ impl Synth {
     /// that came before it ended (redrawn up to [`GAP_DRAWS`] times, then the rest of the span).
     fn schedule_reread(&mut self, page: u64, n: u64) {
         if n > 0 && self.due.len() < MAX_PENDING {
-            let left_us = (self.span_us - self.now_us).max(0.0);
+            // With `reread_envelope` a re-read stays in the slice its first read is in (each
+            // slice keeps exactly its count; re-reads placed at the slice's end would go to
+            // the next, so the last resort is uniform within it).
+            let slice_end = self.reread_slice_us.map(|w| {
+                let at = self.now_us + self.t0_us.unwrap_or(0.0);
+                (((at / w).floor() + 1.0) * w).min(self.span_us) - self.t0_us.unwrap_or(0.0)
+            });
+            let left_us = (slice_end.unwrap_or(self.span_us) - self.now_us).max(0.0);
             let gap_us = (0..GAP_DRAWS)
                 .map(|_| self.reread_law.sample(&mut self.rng))
-                .find(|g| *g <= left_us)
-                .unwrap_or(left_us);
+                .find(|g| *g <= left_us);
+            let gap_us = match (gap_us, slice_end) {
+                (Some(g), _) => g,
+                (None, Some(_)) => left_us * self.rng.random::<f64>(),
+                (None, None) => left_us,
+            };
             let at = ((self.now_us + gap_us) * 1e3).round() as u64;
             self.due.push(Reverse((at, page, n - 1)));
         }
@@ -1137,6 +1176,32 @@ mod tests {
             let p = crate::workload::profile::profile(spec.generate().unwrap()).unwrap();
             let got = p.reuse.rewrite_pct;
             assert!((got - 100.0 * rho).abs() < 1.0, "rewrite {rho}: {got} %");
+        }
+        // Runs of writes to one page: geometric of mean m = 1 / (1 − ρ) (a write sees 2m − 1);
+        // `rewrite_shape` r keeps the share and the mean run and lengthens the runs a write
+        // sees to m + (m − 1)(1 + (m − 1) / r) / m.
+        let m = 1.0 / (1.0 - 0.3);
+        for r in [1.0, 0.2] {
+            let spec: SynthSpec = format!("{base},rewrite=0.3,rewrite_shape={r}")
+                .parse()
+                .unwrap();
+            let p = crate::workload::profile::profile(spec.generate().unwrap()).unwrap();
+            let u = &p.reuse;
+            let (mean, seen) = (
+                u.rewrite_run_mean.unwrap(),
+                u.rewrite_run_seen_mean.unwrap(),
+            );
+            let want = m + (m - 1.0) * (1.0 + (m - 1.0) / r) / m;
+            assert!(
+                (u.rewrite_pct - 30.0).abs() < 1.0,
+                "shape {r}: {} %",
+                u.rewrite_pct
+            );
+            assert!((mean - m).abs() < 0.03 * m, "shape {r}: mean run {mean}");
+            assert!(
+                (seen - want).abs() < 0.1 * want,
+                "shape {r}: seen {seen}, closed form {want}"
+            );
         }
         let notes = "write_ratio=0,rewrite=0.5"
             .parse::<SynthSpec>()

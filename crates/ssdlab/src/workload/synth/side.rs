@@ -24,9 +24,10 @@ struct Core {
     spacing: Option<Exp<f64>>,
 }
 
-/// The law of a batch's size B (mean m).
+/// The law of a batch's size B (mean m); also the law of a run of writes to one page
+/// (`rewrite_shape`).
 #[derive(Clone)]
-enum BatchLaw {
+pub(super) enum BatchLaw {
     /// Geometric: after each request the batch goes on with probability `more` = 1 − 1 / m.
     Geometric { more: f64 },
     /// B − 1 Poisson with a gamma-distributed mean (shape r, mean m − 1): negative binomial,
@@ -41,7 +42,7 @@ enum BatchLaw {
 const MAX_BATCH_MEAN: f64 = 1e9;
 
 impl BatchLaw {
-    fn new(batch: f64, shape: f64) -> Self {
+    pub(super) fn new(batch: f64, shape: f64) -> Self {
         if shape == 1.0 || batch <= 1.0 {
             BatchLaw::Geometric {
                 more: 1.0 - 1.0 / batch,
@@ -55,7 +56,7 @@ impl BatchLaw {
     }
 
     /// A new batch starts: draws how many requests follow its first.
-    fn start(&mut self, rng: &mut ChaCha8Rng) {
+    pub(super) fn start(&mut self, rng: &mut ChaCha8Rng) {
         if let BatchLaw::Mixed { mean, left } = self {
             let lambda = mean.sample(rng).min(MAX_BATCH_MEAN);
             *left = if lambda > 0.0 {
@@ -67,7 +68,7 @@ impl BatchLaw {
     }
 
     /// Whether the current batch brings another request.
-    fn goes_on(&mut self, rng: &mut ChaCha8Rng) -> bool {
+    pub(super) fn goes_on(&mut self, rng: &mut ChaCha8Rng) -> bool {
         match self {
             BatchLaw::Geometric { more } => *more > 0.0 && rng.random_bool(*more),
             BatchLaw::Mixed { left, .. } => {

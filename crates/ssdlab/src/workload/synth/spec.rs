@@ -39,7 +39,7 @@ const PER_DIRECTION: [&str; 17] = [
 ];
 
 /// Every key `--synth` knows, for the message naming an unknown one.
-const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, cobatch, cobatch_raw, rider_envelope, footprint_gib, zipf, seq, rw_mix, hot_gib, hot_share, hot_drift, reread, reread_dist, reread_gap_us, reread_gap_sigma, reread_envelope, raw, raw_dist, rewrite, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, footprint_gib, zipf, size_kib, seq, hot_gib, hot_share, hot_drift)";
+const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, cobatch, cobatch_raw, rider_envelope, footprint_gib, zipf, seq, rw_mix, hot_gib, hot_share, hot_drift, reread, reread_dist, reread_gap_us, reread_gap_sigma, reread_envelope, raw, raw_dist, rewrite, rewrite_shape, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, footprint_gib, zipf, size_kib, seq, hot_gib, hot_share, hot_drift)";
 
 impl Sizes {
     /// Checks sizes and weights; `key` names them in messages.
@@ -293,6 +293,20 @@ impl SynthSpec {
             return Err(format!("dup_pool = {}: must be in (0, 1]", self.dup_pool));
         }
         check_batch("", self.batch, self.batch_us, self.requests)?;
+        if !(self.rewrite_shape.is_finite()
+            && (MIN_BATCH_SHAPE..=1e6).contains(&self.rewrite_shape))
+        {
+            return Err(format!(
+                "rewrite_shape = {}: must be in [{MIN_BATCH_SHAPE}, 1e6] (1 = each write re-writes on its own)",
+                self.rewrite_shape
+            ));
+        }
+        if self.rewrite_shape != 1.0 && !(self.rewrite > 0.0 && self.rewrite < 1.0) {
+            return Err(format!(
+                "rewrite_shape = {}: shapes the runs of re-writes, so rewrite must be in (0, 1) (it is {})",
+                self.rewrite_shape, self.rewrite
+            ));
+        }
         // The whole stream's shape applies to every process whose batch is above 1.
         let widest = [self.read.batch, self.write.batch]
             .into_iter()
@@ -882,6 +896,7 @@ impl FromStr for SynthSpec {
                 }
                 ("raw", None) => spec.raw = num(v)?,
                 ("rewrite", None) => spec.rewrite = num(v)?,
+                ("rewrite_shape", None) => spec.rewrite_shape = num(v)?,
                 ("raw_dist", None) => spec.raw_dist = num(v)?,
                 ("dist_sigma", None) => spec.dist_sigma = num(v)?,
                 ("dedup", None) => spec.dedup = num(v)?,
@@ -1029,6 +1044,7 @@ impl fmt::Display for SynthSpec {
             ("raw", self.raw, d.raw),
             ("raw_dist", self.raw_dist, d.raw_dist),
             ("rewrite", self.rewrite, d.rewrite),
+            ("rewrite_shape", self.rewrite_shape, d.rewrite_shape),
             ("dist_sigma", self.dist_sigma, d.dist_sigma),
             ("dedup", self.dedup, d.dedup),
             ("dup_zipf", self.dup_zipf, d.dup_zipf),
