@@ -103,12 +103,44 @@ pub(crate) struct ClassWindows {
     prev_ns: Option<u64>,
     /// Gaps below 1 ms between consecutive arrivals of the class, ns.
     short_gaps: hdrhistogram::Histogram<u64>,
-    /// Runs of arrivals less than 1 ms apart: the current one's length, then the count of
-    /// closed runs and the sums of their lengths and squared lengths.
-    run: u64,
-    runs: u64,
-    run_sum: f64,
-    run_sq: f64,
+    /// Runs of arrivals less than 1 ms apart.
+    runs: Runs,
+}
+
+/// Runs of consecutive events (arrivals close together, writes to one page): the open run's
+/// length, then the closed runs' count and sums of lengths and squared lengths.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Runs {
+    open: u64,
+    count: u64,
+    sum: f64,
+    sq: f64,
+}
+
+impl Runs {
+    /// One more event in the open run.
+    pub(crate) fn extend(&mut self) {
+        self.open += 1;
+    }
+
+    /// Closes the open run (if any).
+    pub(crate) fn close(&mut self) {
+        let n = std::mem::take(&mut self.open) as f64;
+        if n > 0.0 {
+            self.count += 1;
+            self.sum += n;
+            self.sq += n * n;
+        }
+    }
+
+    /// The mean run and the run an event is in on average (Σ n² / Σ n), the open run
+    /// included; `None` with fewer than `min` runs.
+    pub(crate) fn stats(&self, min: u64) -> Option<(f64, f64)> {
+        let n = self.open as f64;
+        let count = self.count + u64::from(n > 0.0);
+        let sum = self.sum + n;
+        (count >= min).then(|| (sum / count as f64, (self.sq + n * n) / sum))
+    }
 }
 
 impl Default for ClassWindows {
@@ -124,10 +156,7 @@ impl Default for ClassWindows {
             prev_ns: None,
             short_gaps: hdrhistogram::Histogram::new_with_bounds(1, 1 << 50, 3)
                 .expect("valid bounds"),
-            run: 0,
-            runs: 0,
-            run_sum: 0.0,
-            run_sq: 0.0,
+            runs: Runs::default(),
         }
     }
 }
@@ -163,34 +192,18 @@ impl ClassWindows {
             if gap < RUN_GAP_NS {
                 self.short_gaps.saturating_record(gap);
             } else {
-                self.close_run();
+                self.runs.close();
             }
         }
-        self.run += 1;
+        self.runs.extend();
         for w in self.idc.iter_mut().chain(self.dyadic.iter_mut()) {
             w.add(t_ns);
         }
     }
 
-    fn close_run(&mut self) {
-        let n = std::mem::take(&mut self.run) as f64;
-        if n > 0.0 {
-            self.runs += 1;
-            self.run_sum += n;
-            self.run_sq += n * n;
-        }
-    }
-
     pub(crate) fn finish(&mut self, requests: u64, end_ns: u64) -> ClassBurstiness {
-        self.close_run();
-        let (run_mean, run_seen_mean) = if self.runs >= MIN_WINDOWS {
-            (
-                Some(self.run_sum / self.runs as f64),
-                Some(self.run_sq / self.run_sum),
-            )
-        } else {
-            (None, None)
-        };
+        let runs = self.runs.stats(MIN_WINDOWS);
+        let (run_mean, run_seen_mean) = (runs.map(|r| r.0), runs.map(|r| r.1));
         let sums: Vec<WindowSums> = self.idc.iter_mut().map(|w| w.finish(end_ns)).collect();
         let idc = sums.iter().map(WindowSums::idc).collect();
         let ms = sums[0];

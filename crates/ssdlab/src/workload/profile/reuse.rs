@@ -2,6 +2,7 @@
 //! (a Fenwick tree over read accesses marks each page's latest read), request-level re-reads
 //! and reads after writes, page types, and the maximum-likelihood Zipf exponent.
 
+use super::burst::Runs;
 use hdrhistogram::Histogram;
 use rustc_hash::FxHashMap;
 
@@ -70,12 +71,8 @@ pub(crate) struct Reuse {
     pub read_after_write: u64,
     /// Write requests whose first page the write request just before wrote.
     pub rewrites: u64,
-    /// Runs of writes each re-writing the one before (a write that does not starts one): the
-    /// current run's length, then the closed runs' count and sums of lengths and squares.
-    rewrite_run: u64,
-    rewrite_runs: u64,
-    rewrite_run_sum: f64,
-    rewrite_run_sq: f64,
+    /// Runs of writes each re-writing the one before (a write that does not starts one).
+    rewrite_runs: Runs,
     /// LRU stack distances of page re-reads (distinct pages read in between).
     pub stack: Histogram<u64>,
     /// Read requests between a re-reading request and the last read of its first page.
@@ -123,10 +120,7 @@ impl Default for Reuse {
             rereads: 0,
             read_after_write: 0,
             rewrites: 0,
-            rewrite_run: 0,
-            rewrite_runs: 0,
-            rewrite_run_sum: 0.0,
-            rewrite_run_sq: 0.0,
+            rewrite_runs: Runs::default(),
             stack: histogram(),
             reread_gap: histogram(),
             reread_gap_us: histogram(),
@@ -203,23 +197,11 @@ impl Reuse {
         Ok(reread)
     }
 
-    fn close_rewrite_run(&mut self) {
-        let n = std::mem::take(&mut self.rewrite_run) as f64;
-        if n > 0.0 {
-            self.rewrite_runs += 1;
-            self.rewrite_run_sum += n;
-            self.rewrite_run_sq += n * n;
-        }
-    }
-
     /// Runs of writes to one page (the run open at the end included): their mean length and
     /// the length of the run a write is in on average (Σ n² / Σ n); `None` with fewer than
     /// [`MIN_RUNS`] runs.
     pub(crate) fn rewrite_runs(&self) -> Option<(f64, f64)> {
-        let n = self.rewrite_run as f64;
-        let runs = self.rewrite_runs + u64::from(n > 0.0);
-        let sum = self.rewrite_run_sum + n;
-        (runs >= MIN_RUNS).then(|| (sum / runs as f64, (self.rewrite_run_sq + n * n) / sum))
+        self.rewrite_runs.stats(MIN_RUNS)
     }
 
     /// A write request of pages `first..end`.
@@ -233,9 +215,9 @@ impl Reuse {
         {
             self.rewrites += 1;
         } else {
-            self.close_rewrite_run();
+            self.rewrite_runs.close();
         }
-        self.rewrite_run += 1;
+        self.rewrite_runs.extend();
         for page in first..end {
             let p = self.info(page)?;
             if p.writes == 0 {
