@@ -961,7 +961,8 @@ impl Synth {
     /// Schedules the first of `n` re-reads of `page` in a row, a drawn gap from now, the
     /// others following it (none while [`MAX_PENDING`] re-reads are waiting). The gap is
     /// drawn within what is left of the stream's span, as a trace shows only the re-reads
-    /// that came before it ended (redrawn up to [`GAP_DRAWS`] times, then the rest of the span).
+    /// that came before it ended (redrawn up to [`GAP_DRAWS`] times, then the rest of the span)
+    /// — with `reread_envelope`, within what is left of the slice (then uniform within it).
     fn schedule_reread(&mut self, page: u64, n: u64) {
         if n > 0 && self.due.len() < MAX_PENDING {
             // With `reread_envelope` a re-read stays in the slice its first read is in (each
