@@ -96,7 +96,7 @@ fn immediate_rereads_are_fitted_in_time() {
         // Riders reading back a write (below) re-read it too when the next one lands on the
         // same write: 17.9-18.8 % over seeds 1-5 against the trace's 13.7 % (9.3-9.4 % over
         // seeds 1-3 without `cobatch_raw`; 15.0-17.0 % before re-reads were kept in their
-        // slice, which keeps each slice's reads exact).
+        // slice, which keeps each slice's reads exact; docs/workloads.md).
         assert!(
             (got - share).abs() < 6.0,
             "seed {seed}: {got} % against {share} %"
