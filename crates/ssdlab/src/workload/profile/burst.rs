@@ -2,6 +2,7 @@
 //! first arrival, giving the index of dispersion of counts (IDC) at each width, the b-model
 //! bias, a Hurst estimate (aggregated variance) and busy/idle periods at 1 ms.
 
+use super::runs::Runs;
 use serde::Serialize;
 use std::collections::VecDeque;
 
@@ -105,42 +106,6 @@ pub(crate) struct ClassWindows {
     short_gaps: hdrhistogram::Histogram<u64>,
     /// Runs of arrivals less than 1 ms apart.
     runs: Runs,
-}
-
-/// Runs of consecutive events (arrivals close together, writes to one page): the open run's
-/// length, then the closed runs' count and sums of lengths and squared lengths.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Runs {
-    open: u64,
-    count: u64,
-    sum: f64,
-    sq: f64,
-}
-
-impl Runs {
-    /// One more event in the open run.
-    pub(crate) fn extend(&mut self) {
-        self.open += 1;
-    }
-
-    /// Closes the open run (if any).
-    pub(crate) fn close(&mut self) {
-        let n = std::mem::take(&mut self.open) as f64;
-        if n > 0.0 {
-            self.count += 1;
-            self.sum += n;
-            self.sq += n * n;
-        }
-    }
-
-    /// The mean run and the run an event is in on average (Σ n² / Σ n), the open run
-    /// included; `None` with fewer than `min` runs.
-    pub(crate) fn stats(&self, min: u64) -> Option<(f64, f64)> {
-        let n = self.open as f64;
-        let count = self.count + u64::from(n > 0.0);
-        let sum = self.sum + n;
-        (count >= min).then(|| (sum / count as f64, (self.sq + n * n) / sum))
-    }
 }
 
 impl Default for ClassWindows {

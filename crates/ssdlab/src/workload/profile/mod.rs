@@ -7,6 +7,7 @@
 mod activity;
 mod burst;
 mod reuse;
+mod runs;
 
 pub use burst::{BusyIdle, ClassBurstiness, Coupling, IDC_SCALES_MS, MIN_WINDOWS, NEAR_WRITE_MS};
 pub use reuse::{harmonic, zipf_mle, TooLarge, MAX_PAGES, MAX_PAGE_ACCESSES, TIMED_READS};

@@ -2,7 +2,7 @@
 //! (a Fenwick tree over read accesses marks each page's latest read), request-level re-reads
 //! and reads after writes, page types, and the maximum-likelihood Zipf exponent.
 
-use super::burst::Runs;
+use super::runs::Runs;
 use hdrhistogram::Histogram;
 use rustc_hash::FxHashMap;
 
