@@ -71,6 +71,11 @@ fn mean_kib(sizes: &[SizeShare]) -> (f64, f64) {
     (mean, var.sqrt())
 }
 
+/// How many of [`checks`] the stand-in misses.
+pub(super) fn missed(target: &Profile, got: &Profile, spec: &SynthSpec) -> usize {
+    checks(target, got, spec).iter().filter(|c| !c.ok).count()
+}
+
 /// The checks of stand-in profile `got` (generated at the workload's length) against the
 /// workload's `target`, and of `spec`'s processes against the workload.
 pub fn checks(target: &Profile, got: &Profile, spec: &SynthSpec) -> Vec<Check> {

@@ -234,11 +234,7 @@ fn finish(
         let mut kept: Option<((usize, f64), SynthSpec, Profile)> = None;
         let mut keep = |spec: &SynthSpec| -> Option<Profile> {
             let g = spec.generate().and_then(profile).ok()?;
-            let misses = check::checks(target, &g, spec)
-                .iter()
-                .filter(|c| !c.ok)
-                .count();
-            let rank = (misses, coupling_loss(target, &g));
+            let rank = (check::missed(target, &g, spec), coupling_loss(target, &g));
             if kept.as_ref().is_none_or(|k| rank < k.0) {
                 kept = Some((rank, spec.clone(), g.clone()));
             }
@@ -1219,14 +1215,11 @@ fn tails(spec: &mut SynthSpec, target: &Profile, got: &mut Profile) {
     if !which.contains(&true) {
         return;
     }
-    let misses = |spec: &SynthSpec, g: &Profile| {
-        check::checks(target, g, spec)
-            .iter()
-            .filter(|c| !c.ok)
-            .count()
-    };
     let mut best = (
-        (misses(spec, got), tail_loss(target, got, which)),
+        (
+            check::missed(target, got, spec),
+            tail_loss(target, got, which),
+        ),
         spec.clone(),
         got.clone(),
     );
@@ -1235,7 +1228,10 @@ fn tails(spec: &mut SynthSpec, target: &Profile, got: &mut Profile) {
         let Ok(g) = cand.generate().and_then(profile) else {
             break;
         };
-        let rank = (misses(&cand, &g), tail_loss(target, &g, which));
+        let rank = (
+            check::missed(target, &g, &cand),
+            tail_loss(target, &g, which),
+        );
         if rank < best.0 {
             best = (rank, cand.clone(), g.clone());
         }

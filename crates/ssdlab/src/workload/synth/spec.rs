@@ -293,14 +293,11 @@ impl SynthSpec {
             return Err(format!("dup_pool = {}: must be in (0, 1]", self.dup_pool));
         }
         check_batch("", self.batch, self.batch_us, self.requests)?;
-        if !(self.rewrite_shape.is_finite()
-            && (MIN_BATCH_SHAPE..=1e6).contains(&self.rewrite_shape))
-        {
-            return Err(format!(
-                "rewrite_shape = {}: must be in [{MIN_BATCH_SHAPE}, 1e6] (1 = each write re-writes on its own)",
-                self.rewrite_shape
-            ));
-        }
+        shape_in_range(
+            "rewrite_shape",
+            self.rewrite_shape,
+            "1 = each write re-writes on its own",
+        )?;
         if self.rewrite_shape != 1.0 && !(self.rewrite > 0.0 && self.rewrite < 1.0) {
             return Err(format!(
                 "rewrite_shape = {}: shapes the runs of re-writes, so rewrite must be in (0, 1) (it is {})",
@@ -638,13 +635,27 @@ impl SynthSpec {
 /// and the mean rests on batches of millions.
 pub const MIN_BATCH_SHAPE: f64 = 0.01;
 
+/// Largest gamma shape of a run law (far past it the law is Poisson's in all but name).
+const MAX_SHAPE: f64 = 1e6;
+
+/// Checks that `key`'s gamma shape is one a run law takes (`one` says what 1 means).
+fn shape_in_range(key: &str, shape: f64, one: &str) -> Result<(), String> {
+    if shape.is_finite() && (MIN_BATCH_SHAPE..=MAX_SHAPE).contains(&shape) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{key} = {shape}: must be in [{MIN_BATCH_SHAPE}, {MAX_SHAPE:e}] ({one})"
+        ))
+    }
+}
+
 /// Checks the gamma shape of a batch-size law (`batch` its mean batch).
 fn check_shape(prefix: &str, shape: f64, batch: f64) -> Result<(), String> {
-    if !(shape.is_finite() && (MIN_BATCH_SHAPE..=1e6).contains(&shape)) {
-        return Err(format!(
-            "{prefix}batch_shape = {shape}: must be in [{MIN_BATCH_SHAPE}, 1e6] (1 = geometric batch sizes)"
-        ));
-    }
+    shape_in_range(
+        &format!("{prefix}batch_shape"),
+        shape,
+        "1 = geometric batch sizes",
+    )?;
     if shape != 1.0 && batch <= 1.0 {
         return Err(format!(
             "{prefix}batch_shape = {shape}: shapes a law of batch sizes, so {prefix}batch must be > 1 (it is {batch})"
