@@ -48,6 +48,7 @@ impl Simulation<'_> {
 
     /// Pulls the next request from the workload into an empty `host.next` (its arrival time
     /// scaled); returns whether it did.
+    #[inline(always)]
     fn pull_next(&mut self) -> Result<bool, SimError> {
         if self.host.next.is_some() || self.host.exhausted {
             return Ok(false);
@@ -192,6 +193,7 @@ impl Simulation<'_> {
     /// Request `r`, arrived at `at`, leaves the host side now (`waited`: it waited there for
     /// the drive to take it): it crosses the host link first if there is one, then enters the
     /// drive ([`Self::accept`]).
+    #[inline(always)]
     fn enter(&mut self, at: SimTime, r: Request, waited: bool) -> Result<(), SimError> {
         // When it left the host queue: now if it waited there for the drive to take it.
         let mut entered = at;

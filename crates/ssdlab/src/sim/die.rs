@@ -531,7 +531,6 @@ impl Simulation<'_> {
                 let alone = id == leader && self.ops[id as usize].next == NONE;
                 self.pick_plane(id, alone);
             }
-            let stream = self.stream_of(&self.ops[id as usize]);
             let op = &mut self.ops[id as usize];
             op.started = now;
             let (kind, cause, plane, next) = (op.kind, op.cause, op.plane, op.next);
@@ -568,6 +567,7 @@ impl Simulation<'_> {
             }
             // A program queued with its page (a scheme's copy or mirror) keeps it.
             if kind == OpKind::Program && self.ops[id as usize].ppn == NONE {
+                let stream = self.stream_of(&self.ops[id as usize]);
                 let ppn = self
                     .ftl
                     .alloc(PlaneId(plane), stream, now)
