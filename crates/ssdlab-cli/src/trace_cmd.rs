@@ -188,21 +188,22 @@ fn write_profile(o: &mut String, p: &Profile) -> Result<()> {
         .collect();
     writeln!(
         o,
-        "burstiness         IDC at {}; empty 1 ms windows; b-model b; Hurst H; runs (< 1 ms apart): mean, as a request sees them",
+        "burstiness         IDC at {}; empty 1 ms windows; b-model b; Hurst H; runs (< 1 ms apart): mean, as a request sees them (± the excess's standard error)",
         scales.join(" / ")
     )?;
     for (name, c) in [("all", &b.all), ("read", &b.read), ("write", &b.write)] {
         let idc: Vec<String> = c.idc.iter().map(|i| opt(*i, 2)).collect();
         writeln!(
             o,
-            "  {name:<6} {:>8} req  IDC {}  empty {} %  b {}  H {}  runs {} / {}",
+            "  {name:<6} {:>8} req  IDC {}  empty {} %  b {}  H {}  runs {} / {} (± {})",
             c.requests,
             idc.join(" / "),
             opt(c.empty_1ms_pct, 1),
             opt(c.bmodel_b, 3),
             opt(c.hurst, 2),
             opt(c.run_mean, 2),
-            opt(c.run_seen_mean, 2)
+            opt(c.run_seen_mean, 2),
+            opt(c.run_excess_se, 2)
         )?;
     }
     let bi = &b.busy_idle;
@@ -278,10 +279,11 @@ fn write_page_level(o: &mut String, p: &Profile) -> Result<()> {
     )?;
     writeln!(
         o,
-        "re-writes          {:.1} % of writes start on a page the write before wrote; runs of one page {} (as a write sees them {})",
+        "re-writes          {:.1} % of writes start on a page the write before wrote; runs of one page {} (as a write sees them {} ± {})",
         u.rewrite_pct,
         opt(u.rewrite_run_mean, 2),
-        opt(u.rewrite_run_seen_mean, 2)
+        opt(u.rewrite_run_seen_mean, 2),
+        opt(u.rewrite_run_excess_se, 2)
     )?;
     if !u.write_footprint_growth_pct.is_empty() {
         let g: Vec<String> = u

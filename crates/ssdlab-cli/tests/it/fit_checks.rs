@@ -217,6 +217,22 @@ fn heavy_tailed_write_bursts_get_a_batch_shape() {
     );
 }
 
+/// A tail a few long runs make is not shaped: fiu_cheetah's write runs look heavier than
+/// msr_rsrch_1's (a write sees 35.0 against a mean of 4.37) but two runs of 155 and 96 writes
+/// make most of it, and its excess (30.7) is within two of its jackknife standard errors
+/// (19.8) of zero, so its writes keep geometric batches; msr_rsrch_1's (14.5 ± 1.1) is shaped
+/// (above).
+#[test]
+fn a_tail_of_a_few_runs_gets_no_shape() {
+    let fiu = bundled("fiu_cheetah_10k.fiu");
+    let w = &profile(&[fiu.to_str().unwrap()])["burstiness"]["write"];
+    let [mean, seen, se] =
+        ["run_mean", "run_seen_mean", "run_excess_se"].map(|k| w[k].as_f64().unwrap());
+    assert!(seen - mean > 25.0 && seen - mean < 2.0 * se, "{w}");
+    let spec = fitted(&fiu);
+    assert!(!spec.contains("write_batch_shape"), "{spec}");
+}
+
 /// msr_cut_rw_40_60 writes a page again right after writing it (32.4 % of its writes start on
 /// a page the write before wrote; every copy goes to one die), in long runs of one page (a
 /// write sees a run of 4.23 writes of its page): the fit's `rewrite` and `rewrite_shape` give

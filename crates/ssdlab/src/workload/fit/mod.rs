@@ -1121,6 +1121,11 @@ fn residuals(t: &Profile, g: &Profile) -> Vec<Residual> {
 /// shape.
 const HEAVIER_RUNS: f64 = 1.15;
 
+/// Standard errors by which a workload's tail excess must exceed its stand-in's before the
+/// tail is shaped (about 97.5 % one-sided under a normal approximation): a tail a few long runs
+/// make is not one the trace shows repeatably, and its other half need not have it.
+const TAIL_SE_Z: f64 = 2.0;
+
 /// Rounds of the shape stage ([`tails`]).
 const TAIL_ROUNDS: usize = 3;
 
@@ -1141,6 +1146,15 @@ fn tail_excess(p: &Profile, k: usize) -> Option<f64> {
         _ => (p.reuse.rewrite_run_mean, p.reuse.rewrite_run_seen_mean),
     };
     Some(seen? - mean?).filter(|x| *x > 0.0)
+}
+
+/// The standard error of [`tail_excess`] (delete-one-run jackknife).
+fn tail_se(p: &Profile, k: usize) -> Option<f64> {
+    match k {
+        0 => p.burstiness.read.run_excess_se,
+        1 => p.burstiness.write.run_excess_se,
+        _ => p.reuse.rewrite_run_excess_se,
+    }
 }
 
 /// The shape of tail `k` in `spec` (`None`: the geometric law).
@@ -1194,7 +1208,8 @@ fn tail_loss(t: &Profile, g: &Profile, which: [bool; TAILS]) -> f64 {
 /// batches' 3.02 / 7.03), and so are the runs of writes to one page (msr_cut_rw_40_60: 1.48 /
 /// 4.23 against 1.9 for independent re-writes). A tail — a direction's batches (mean batch
 /// above 1) or the re-writes — whose workload's excess is clearly heavier than its stand-in's
-/// ([`HEAVIER_RUNS`]) is given a gamma shape (`batch_shape`, `rewrite_shape`) from the ratio
+/// ([`HEAVIER_RUNS`]), by more than [`TAIL_SE_Z`] of its standard errors (so not one that a
+/// few long runs make), is given a gamma shape (`batch_shape`, `rewrite_shape`) from the ratio
 /// of the excesses, corrected for [`TAIL_ROUNDS`] rounds; the round kept misses the fewest
 /// checks, then has the tails (and the 1 ms IDCs of shaped batches) closest, and the stand-in
 /// without shapes is among the candidates (so a fit that needs none is unchanged).
@@ -1205,8 +1220,12 @@ fn tails(spec: &mut SynthSpec, target: &Profile, got: &mut Profile) {
         if !shapeable(&cand, k) || shape_of(&cand, k).is_some() {
             continue;
         }
-        if let (Some(x), Some(y)) = (tail_excess(target, k), tail_excess(got, k)) {
-            if x > HEAVIER_RUNS * y {
+        if let (Some(x), Some(y), Some(se)) = (
+            tail_excess(target, k),
+            tail_excess(got, k),
+            tail_se(target, k),
+        ) {
+            if x > HEAVIER_RUNS * y && x - y > TAIL_SE_Z * se {
                 set_shape(&mut cand, k, (y / x).clamp(MIN_BATCH_SHAPE, 1.0));
                 *on = true;
             }

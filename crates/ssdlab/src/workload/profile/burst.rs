@@ -144,6 +144,9 @@ pub struct ClassBurstiness {
     /// Mean length of the run a request is in (Σ n² / Σ n over runs): beside `run_mean`, the
     /// tail of the run lengths. Geometric runs of mean m give 2m − 1.
     pub run_seen_mean: Option<f64>,
+    /// Standard error of `run_seen_mean − run_mean` (the delete-one-run jackknife): large
+    /// when a few long runs make the tail.
+    pub run_excess_se: Option<f64>,
     /// b-model bias fitted to the decay of Σ n(n−1) over dyadic widths (0.5 = no bursts).
     pub bmodel_b: Option<f64>,
     /// Hurst exponent by aggregated variance (0.5 = short-range dependence only).
@@ -168,7 +171,11 @@ impl ClassWindows {
 
     pub(crate) fn finish(&mut self, requests: u64, end_ns: u64) -> ClassBurstiness {
         let runs = self.runs.stats(MIN_WINDOWS);
-        let (run_mean, run_seen_mean) = (runs.map(|r| r.0), runs.map(|r| r.1));
+        let (run_mean, run_seen_mean, run_excess_se) = (
+            runs.map(|r| r.mean),
+            runs.map(|r| r.seen),
+            runs.map(|r| r.excess_se),
+        );
         let sums: Vec<WindowSums> = self.idc.iter_mut().map(|w| w.finish(end_ns)).collect();
         let idc = sums.iter().map(WindowSums::idc).collect();
         let ms = sums[0];
@@ -192,6 +199,7 @@ impl ClassWindows {
             short_gap_us,
             run_mean,
             run_seen_mean,
+            run_excess_se,
             bmodel_b: b,
             hurst: h,
         }

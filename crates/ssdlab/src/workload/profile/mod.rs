@@ -107,6 +107,9 @@ pub struct Reuse {
     /// The length of the run of one page a write is in, on average (Σ n² / Σ n; geometric
     /// runs of mean m give 2m − 1).
     pub rewrite_run_seen_mean: Option<f64>,
+    /// Standard error of `rewrite_run_seen_mean − rewrite_run_mean` (the delete-one-run
+    /// jackknife).
+    pub rewrite_run_excess_se: Option<f64>,
     /// How the written footprint grows with the writes (shadowgc.txt Fig. 1: "the cumulative
     /// number of written LBAs" against the writes): distinct pages written after 10 %, 20 %,
     /// … 100 % of the page writes, % of the final written footprint (to within 256 page
@@ -326,6 +329,7 @@ impl Profiler {
         let distinct = types.iter().sum();
         let [read_pop, write_pop] = pop;
         let [read_sizes, write_sizes] = [0, 1].map(|d| shares(&self.sizes[d]));
+        let rewrite_runs = reuse.rewrite_runs();
         Profile {
             requests,
             write_pct: pct(writes, requests),
@@ -355,8 +359,9 @@ impl Profiler {
                 read_after_write_pct: pct(reuse.read_after_write, reads),
                 raw_gap_requests: Percentiles::of(&reuse.raw_gap),
                 rewrite_pct: pct(reuse.rewrites, writes),
-                rewrite_run_mean: reuse.rewrite_runs().map(|r| r.0),
-                rewrite_run_seen_mean: reuse.rewrite_runs().map(|r| r.1),
+                rewrite_run_mean: rewrite_runs.map(|r| r.mean),
+                rewrite_run_seen_mean: rewrite_runs.map(|r| r.seen),
+                rewrite_run_excess_se: rewrite_runs.map(|r| r.excess_se),
                 write_footprint_growth_pct: footprint_growth(reuse),
             },
             read_popularity: read_pop,

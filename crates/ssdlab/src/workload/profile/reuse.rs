@@ -2,7 +2,7 @@
 //! (a Fenwick tree over read accesses marks each page's latest read), request-level re-reads
 //! and reads after writes, page types, and the maximum-likelihood Zipf exponent.
 
-use super::runs::Runs;
+use super::runs::{RunStats, Runs};
 use hdrhistogram::Histogram;
 use rustc_hash::FxHashMap;
 
@@ -197,10 +197,10 @@ impl Reuse {
         Ok(reread)
     }
 
-    /// Runs of writes to one page (the run open at the end included): their mean length and
-    /// the length of the run a write is in on average (Σ n² / Σ n); `None` with fewer than
-    /// [`MIN_RUNS`] runs.
-    pub(crate) fn rewrite_runs(&self) -> Option<(f64, f64)> {
+    /// Runs of writes to one page (the run open at the end included): their mean length, the
+    /// length of the run a write is in on average (Σ n² / Σ n) and the tail's standard error;
+    /// `None` with fewer than [`MIN_RUNS`] runs.
+    pub(crate) fn rewrite_runs(&self) -> Option<RunStats> {
         self.rewrite_runs.stats(MIN_RUNS)
     }
 
