@@ -245,6 +245,17 @@ fn write_profile(o: &mut String, p: &Profile) -> Result<()> {
         "sequential         {:.1} % of requests, {:.1} % of reads after reads, {:.1} % of writes after writes",
         q.all_pct, q.read_pct, q.write_pct
     )?;
+    let r = &p.start_residues;
+    for (name, shares) in [
+        ("all", &r.all_pct),
+        ("read", &r.read_pct),
+        ("write", &r.write_pct),
+    ] {
+        if !shares.is_empty() {
+            let s: Vec<String> = shares.iter().map(|x| format!("{x:.1}")).collect();
+            writeln!(o, "start pages mod 16 (%), {name:<5} {}", s.join(" "))?;
+        }
+    }
     Ok(())
 }
 

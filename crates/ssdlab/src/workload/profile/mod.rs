@@ -171,6 +171,20 @@ pub struct Sequentiality {
     pub write_pct: f64,
 }
 
+/// Requests whose start page is r mod 16, for r = 0 … 15, % (empty without requests):
+/// alignment (mqsim_tpcc's 8 KiB records off page alignment start 86 % of its requests on odd
+/// pages; financial1's reads 85 %, its writes 51 %), which decides how a striped drive's dies
+/// share the load.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct StartResidues {
+    /// All requests.
+    pub all_pct: Vec<f64>,
+    /// Reads.
+    pub read_pct: Vec<f64>,
+    /// Writes.
+    pub write_pct: Vec<f64>,
+}
+
 /// The interference-relevant properties of a workload.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct Profile {
@@ -203,6 +217,8 @@ pub struct Profile {
     pub sizes: Sizes,
     /// Sequential runs.
     pub sequentiality: Sequentiality,
+    /// Where requests start within runs of 16 pages.
+    pub start_residues: StartResidues,
     /// Why the page-level statistics (popularity, reuse, page types) were not computed
     /// (`None`: they were).
     pub page_level_skipped: Option<String>,
@@ -234,6 +250,8 @@ pub struct Profiler {
     prev_end: Option<(u64, u64)>,
     prev_op_end: [Option<(u64, u64)>; 2],
     seq: [u64; 3],
+    /// Reads and writes by start page mod 16.
+    residues: [[u64; 16]; 2],
 }
 
 /// Whether a request at `offset` continues one that ended at `end` (byte, 4 KiB page).
@@ -257,6 +275,7 @@ impl Profiler {
         self.activity.add(r.time_ns, op == 1);
         self.reread_activity.begin(r.time_ns);
         let first = r.offset_bytes / 4096;
+        self.residues[op][(first % 16) as usize] += 1;
         let end_bytes = r.offset_bytes.saturating_add(r.size_bytes);
         let end = end_bytes.div_ceil(4096).max(first + 1);
         self.coupling.add(r.time_ns, op == 1, first, end);
@@ -385,6 +404,21 @@ impl Profiler {
                 all_pct: pct(self.seq[0], requests.saturating_sub(1)),
                 read_pct: pct(self.seq[1], reads.saturating_sub(1)),
                 write_pct: pct(self.seq[2], writes.saturating_sub(1)),
+            },
+            start_residues: {
+                let [r, w] = self.residues;
+                let shares = |n: [u64; 16], of: u64| -> Vec<f64> {
+                    if of == 0 {
+                        Vec::new()
+                    } else {
+                        n.iter().map(|&k| pct(k, of)).collect()
+                    }
+                };
+                StartResidues {
+                    all_pct: shares(std::array::from_fn(|k| r[k] + w[k]), requests),
+                    read_pct: shares(r, reads),
+                    write_pct: shares(w, writes),
+                }
             },
         }
     }

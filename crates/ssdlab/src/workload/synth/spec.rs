@@ -39,7 +39,7 @@ const PER_DIRECTION: [&str; 17] = [
 ];
 
 /// Every key `--synth` knows, for the message naming an unknown one.
-const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, cobatch, cobatch_raw, rider_envelope, footprint_gib, zipf, seq, rw_mix, hot_gib, hot_share, hot_drift, reread, reread_dist, reread_gap_us, reread_gap_sigma, reread_envelope, raw, raw_dist, rewrite, rewrite_shape, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, footprint_gib, zipf, size_kib, seq, hot_gib, hot_share, hot_drift)";
+const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, cobatch, cobatch_raw, rider_envelope, footprint_gib, zipf, seq, rw_mix, hot_gib, hot_share, hot_drift, reread, reread_dist, reread_gap_us, reread_gap_sigma, reread_envelope, raw, raw_dist, rewrite, rewrite_shape, start_residues, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, footprint_gib, zipf, size_kib, seq, hot_gib, hot_share, hot_drift)";
 
 impl Sizes {
     /// Checks sizes and weights; `key` names them in messages.
@@ -908,6 +908,9 @@ impl FromStr for SynthSpec {
                 ("raw", None) => spec.raw = num(v)?,
                 ("rewrite", None) => spec.rewrite = num(v)?,
                 ("rewrite_shape", None) => spec.rewrite_shape = num(v)?,
+                ("start_residues", None) => {
+                    spec.start_residues = Some(super::Residues::parse(k, v)?);
+                }
                 ("raw_dist", None) => spec.raw_dist = num(v)?,
                 ("dist_sigma", None) => spec.dist_sigma = num(v)?,
                 ("dedup", None) => spec.dedup = num(v)?,
@@ -1071,6 +1074,9 @@ impl fmt::Display for SynthSpec {
         }
         if let Some(e) = &self.rider_envelope {
             write!(f, ",rider_envelope={e}")?;
+        }
+        if let Some(r) = &self.start_residues {
+            write!(f, ",start_residues={r}")?;
         }
         write!(f, ",seed={}", self.seed)
     }
