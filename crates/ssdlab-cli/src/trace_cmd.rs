@@ -296,6 +296,11 @@ fn write_page_level(o: &mut String, p: &Profile) -> Result<()> {
         opt(u.rewrite_run_seen_mean, 2),
         opt(u.rewrite_run_excess_se, 2)
     )?;
+    writeln!(
+        o,
+        "near re-writes     {:.1} % of writes under 1 ms after the write before start on a page one of the 2nd-16th writes before wrote",
+        u.rewrite_near_pct
+    )?;
     if !u.write_footprint_growth_pct.is_empty() {
         let g: Vec<String> = u
             .write_footprint_growth_pct

@@ -71,6 +71,13 @@ pub(crate) struct Reuse {
     pub read_after_write: u64,
     /// Write requests whose first page the write request just before wrote.
     pub rewrites: u64,
+    /// Write requests less than 1 ms after the write before whose first page one of the 2nd
+    /// to [`NEAR_WRITES`]th write requests before last wrote.
+    pub near_rewrites: u64,
+    /// Write requests less than 1 ms after the write before.
+    pub writes_in_runs: u64,
+    /// When the latest write arrived, ns.
+    last_write_ns: Option<u64>,
     /// Runs of writes each re-writing the one before (a write that does not starts one).
     rewrite_runs: Runs,
     /// LRU stack distances of page re-reads (distinct pages read in between).
@@ -98,6 +105,14 @@ pub const TIMED_READS: usize = 65_536;
 /// Fewest runs of writes to one page whose lengths a profile reports.
 const MIN_RUNS: u64 = 10;
 
+/// The farthest write a near re-write re-writes (`rewrite_near_pct`): the 16th write request
+/// before.
+const NEAR_WRITES: u32 = 16;
+
+/// Near re-writes are counted among writes less than this after the write before, ns (1 ms,
+/// the runs of `burstiness`).
+const NEAR_GAP_NS: u64 = 1_000_000;
+
 /// Page writes between two points of the write-footprint curve.
 pub const CURVE_STEP: u64 = 256;
 
@@ -120,6 +135,9 @@ impl Default for Reuse {
             rereads: 0,
             read_after_write: 0,
             rewrites: 0,
+            near_rewrites: 0,
+            writes_in_runs: 0,
+            last_write_ns: None,
             rewrite_runs: Runs::default(),
             stack: histogram(),
             reread_gap: histogram(),
@@ -205,17 +223,26 @@ impl Reuse {
     }
 
     /// A write request of pages `first..end`.
-    pub(crate) fn write(&mut self, first: u64, end: u64) -> Result<(), TooLarge> {
+    pub(crate) fn write(&mut self, first: u64, end: u64, t_ns: u64) -> Result<(), TooLarge> {
         self.write_reqs += 1;
+        let in_run = self
+            .last_write_ns
+            .replace(t_ns)
+            .is_some_and(|t| t_ns.saturating_sub(t) < NEAR_GAP_NS);
+        self.writes_in_runs += u64::from(in_run);
         let req = self.write_reqs;
-        if self
+        let back = self
             .pages
             .get(&first)
-            .is_some_and(|p| p.writes > 0 && p.last_write_req + 1 == req)
-        {
+            .filter(|p| p.writes > 0)
+            .map(|p| req - p.last_write_req);
+        if back == Some(1) {
             self.rewrites += 1;
         } else {
             self.rewrite_runs.close();
+            if in_run && back.is_some_and(|d| d <= NEAR_WRITES) {
+                self.near_rewrites += 1;
+            }
         }
         self.rewrite_runs.extend();
         for page in first..end {
@@ -363,8 +390,8 @@ mod tests {
     #[test]
     fn reads_after_writes_are_told_from_rereads() {
         let mut r = Reuse::default();
-        r.write(5, 6).unwrap();
-        r.write(6, 7).unwrap();
+        r.write(5, 6, 0).unwrap();
+        r.write(6, 7, 0).unwrap();
         r.read(5, 6, 0).unwrap(); // after write, 2 writes back
         r.read(5, 6, 7).unwrap(); // re-read
         r.read(9, 10, 9).unwrap(); // first read

@@ -150,3 +150,23 @@ fn rewrites_are_writes_of_a_page_the_write_before_wrote() {
     assert_eq!(p.reuse.rewrite_run_mean, Some(2.0));
     assert!((p.reuse.rewrite_run_seen_mean.unwrap() - 4.8).abs() < 1e-12);
 }
+
+/// Near re-writes: of the writes less than 1 ms after the write before (all but the first
+/// and the one 5 ms later), those starting on a page one of the 2nd to 16th writes before
+/// last wrote. Pages 1, 2, 1 (near), 2 (near), 2 (the write before: a re-write, not near),
+/// then 5 ms later 1 (near by distance, but not in a run): 2 of 4 close writes.
+#[test]
+fn near_rewrites_are_counted_inside_runs() {
+    use IoOp::Write as W;
+    let reqs = [
+        req(0, W, 1, 1),
+        req(100, W, 2, 1),
+        req(200, W, 1, 1),
+        req(300, W, 2, 1),
+        req(400, W, 2, 1),
+        req(5_400, W, 1, 1),
+    ];
+    let p = profile(reqs.into_iter().map(Ok::<_, String>)).unwrap();
+    assert_eq!(p.reuse.rewrite_near_pct, 50.0);
+    assert!((p.reuse.rewrite_pct - 100.0 / 6.0).abs() < 1e-9);
+}
