@@ -382,6 +382,7 @@ impl RequestMetrics {
     }
 
     /// Records a completed request of `bytes` bytes.
+    #[inline]
     pub fn request_done(&mut self, is_read: bool, bytes: u64, latency_ns: u64, now_ns: u64) {
         let v = latency_ns.max(1);
         // The histograms span the whole u64 range: saturation cannot happen. All requests'

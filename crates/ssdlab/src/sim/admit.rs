@@ -275,8 +275,15 @@ impl Simulation<'_> {
         const AHEAD: u64 = 8;
         let logical = u64::from(self.host_pages());
         let pages = self.page_range(r);
-        for page in pages.start..pages.end.min(pages.start + AHEAD) {
-            self.ftl.map.prefetch(self.host_lpn(r.flow, page, logical));
+        let pages = pages.start..pages.end.min(pages.start + AHEAD);
+        if self.one_space() {
+            for page in pages {
+                self.ftl.map.prefetch((page % logical) as u32);
+            }
+        } else {
+            for page in pages {
+                self.ftl.map.prefetch(self.host_lpn(r.flow, page, logical));
+            }
         }
     }
 

@@ -269,11 +269,17 @@ impl Simulation<'_> {
         self.spaces.pages(flow, logical)
     }
 
+    /// Whether the host pages are one space (one flow): page k is host page k mod the drive's.
+    #[inline(always)]
+    pub(super) fn one_space(&self) -> bool {
+        matches!(self.spaces, Spaces::Equal(1))
+    }
+
     /// The host page that page `page` of flow `flow`'s requests addresses, on a drive of
     /// `logical` host pages (with one flow: the page folded onto the drive).
     #[inline(always)]
     pub(super) fn host_lpn(&self, flow: u16, page: u64, logical: u64) -> u32 {
-        if let Spaces::Equal(1) = self.spaces {
+        if self.one_space() {
             return (page % logical) as u32;
         }
         self.spaces.lpn(flow, page, logical)
