@@ -1137,23 +1137,31 @@ const TAILS: usize = 3;
 /// Σ n − mean; about (m − 1) / r for runs of mean m and gamma shape r well apart). Batches are
 /// measured by runs of arrivals less than 1 ms apart.
 fn tail_excess(p: &Profile, k: usize) -> Option<f64> {
-    let (mean, seen) = match k {
-        0 => (p.burstiness.read.run_mean, p.burstiness.read.run_seen_mean),
-        1 => (
-            p.burstiness.write.run_mean,
-            p.burstiness.write.run_seen_mean,
-        ),
-        _ => (p.reuse.rewrite_run_mean, p.reuse.rewrite_run_seen_mean),
-    };
+    let [mean, seen, _] = tail_runs(p, k);
     Some(seen? - mean?).filter(|x| *x > 0.0)
 }
 
 /// The standard error of [`tail_excess`] (delete-one-run jackknife).
 fn tail_se(p: &Profile, k: usize) -> Option<f64> {
+    tail_runs(p, k)[2]
+}
+
+/// Tail `k`'s runs in profile `p`: mean, the run a request sees, and the excess's standard
+/// error.
+fn tail_runs(p: &Profile, k: usize) -> [Option<f64>; 3] {
+    let (b, u) = (&p.burstiness, &p.reuse);
     match k {
-        0 => p.burstiness.read.run_excess_se,
-        1 => p.burstiness.write.run_excess_se,
-        _ => p.reuse.rewrite_run_excess_se,
+        0 => [b.read.run_mean, b.read.run_seen_mean, b.read.run_excess_se],
+        1 => [
+            b.write.run_mean,
+            b.write.run_seen_mean,
+            b.write.run_excess_se,
+        ],
+        _ => [
+            u.rewrite_run_mean,
+            u.rewrite_run_seen_mean,
+            u.rewrite_run_excess_se,
+        ],
     }
 }
 

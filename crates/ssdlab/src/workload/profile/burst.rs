@@ -17,7 +17,7 @@ const DYADIC_LEVELS: usize = 44;
 pub const MIN_WINDOWS: u64 = 10;
 
 /// Arrivals less than this apart are one run (and their gap a short one), ns.
-const RUN_GAP_NS: u64 = 1_000_000;
+pub(crate) const RUN_GAP_NS: u64 = 1_000_000;
 
 /// Counts of arrivals in consecutive windows of one width.
 #[derive(Debug, Clone)]

@@ -2,6 +2,7 @@
 //! (a Fenwick tree over read accesses marks each page's latest read), request-level re-reads
 //! and reads after writes, page types, and the maximum-likelihood Zipf exponent.
 
+use super::burst::RUN_GAP_NS;
 use super::runs::{RunStats, Runs};
 use hdrhistogram::Histogram;
 use rustc_hash::FxHashMap;
@@ -108,10 +109,6 @@ const MIN_RUNS: u64 = 10;
 /// The farthest write a near re-write re-writes (`rewrite_near_pct`): the 16th write request
 /// before.
 const NEAR_WRITES: u32 = 16;
-
-/// Near re-writes are counted among writes less than this after the write before, ns (1 ms,
-/// the runs of `burstiness`).
-const NEAR_GAP_NS: u64 = 1_000_000;
 
 /// Page writes between two points of the write-footprint curve.
 pub const CURVE_STEP: u64 = 256;
@@ -228,7 +225,7 @@ impl Reuse {
         let in_run = self
             .last_write_ns
             .replace(t_ns)
-            .is_some_and(|t| t_ns.saturating_sub(t) < NEAR_GAP_NS);
+            .is_some_and(|t| t_ns.saturating_sub(t) < RUN_GAP_NS);
         self.writes_in_runs += u64::from(in_run);
         let req = self.write_reqs;
         let back = self

@@ -25,21 +25,9 @@ impl Envelope {
     /// Fewer than two or more than [`MAX_SLICES`] weights, a weight that is not a finite
     /// number ≥ 0, or all weights zero.
     pub fn parse(key: &str, v: &str) -> Result<Self, String> {
-        let weights = v
-            .split('|')
-            .map(|w| {
-                w.trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|x| x.is_finite() && *x >= 0.0)
-                    .ok_or_else(|| {
-                        format!(
-                            "synthetic spec {key}: `{w}` is not a weight (a finite number >= 0)"
-                        )
-                    })
-            })
-            .collect::<Result<Vec<f64>, String>>()?;
-        let e = Envelope { weights };
+        let e = Envelope {
+            weights: weights(key, v)?,
+        };
         e.validate(key)?;
         Ok(e)
     }
@@ -95,6 +83,22 @@ impl fmt::Display for Envelope {
         let parts: Vec<String> = self.weights.iter().map(|w| format!("{w}")).collect();
         f.write_str(&parts.join("|"))
     }
+}
+
+/// The weights `w1|w2|…` of key `key`, each a finite number ≥ 0 (a message naming the key and
+/// the weight otherwise).
+pub(super) fn weights(key: &str, v: &str) -> Result<Vec<f64>, String> {
+    v.split('|')
+        .map(|w| {
+            w.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite() && *x >= 0.0)
+                .ok_or_else(|| {
+                    format!("synthetic spec {key}: `{w}` is not a weight (a finite number >= 0)")
+                })
+        })
+        .collect()
 }
 
 /// An envelope's cumulative weight over a span: real time → operational time.

@@ -28,24 +28,15 @@ impl Residues {
     /// # Errors
     /// Not 16 weights, a weight not a finite number ≥ 0, or all zero; the message names `key`.
     pub fn parse(key: &str, v: &str) -> Result<Self, String> {
-        let parts: Vec<&str> = v.split('|').collect();
-        if parts.len() != MODULUS {
+        let n = v.split('|').count();
+        if n != MODULUS {
             return Err(format!(
-                "synthetic spec {key}: {} weights, it takes {MODULUS} (one per start page mod {MODULUS}, separated by |)",
-                parts.len()
+                "synthetic spec {key}: {n} weights, it takes {MODULUS} (one per start page mod {MODULUS}, separated by |)"
             ));
         }
-        let mut weights = [0.0; MODULUS];
-        for (w, p) in weights.iter_mut().zip(parts) {
-            *w = p
-                .trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|x| x.is_finite() && *x >= 0.0)
-                .ok_or_else(|| {
-                    format!("synthetic spec {key}: `{p}` is not a weight (a finite number >= 0)")
-                })?;
-        }
+        let weights: [f64; MODULUS] = super::envelope::weights(key, v)?
+            .try_into()
+            .expect("counted");
         Self::new(weights).ok_or_else(|| format!("synthetic spec {key}: every weight is 0"))
     }
 
