@@ -275,8 +275,10 @@ fn write_page_level(o: &mut String, p: &Profile) -> Result<()> {
     let u = &p.reuse;
     writeln!(
         o,
-        "re-reads           {:.1} % of reads (gap p50/p90/p99 {} reads, {} µs); {:.1} % of read pages, stack distance {} pages",
+        "re-reads           {:.1} % of reads ({:.1} start inside an earlier read, {:.1} continue the read before; gap p50/p90/p99 {} reads, {} µs); {:.1} % of read pages, stack distance {} pages",
         u.reread_pct,
+        u.reread_inside_pct,
+        u.reread_onward_pct,
         pcts(&u.reread_gap_requests),
         pcts(&u.reread_gap_us),
         u.reread_page_pct,

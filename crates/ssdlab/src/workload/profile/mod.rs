@@ -85,6 +85,15 @@ impl Percentiles {
 pub struct Reuse {
     /// Read requests whose first page was read before and last accessed by a read, %.
     pub reread_pct: f64,
+    /// Of the reads, re-reads (as `reread_pct` counts them) whose first page the read that
+    /// last touched it ran over from a page before — a read starting inside an earlier read's
+    /// extent (a stride below the size, interleaved streams), not a read of a page read
+    /// before from its start — the read before continued onward left out, %.
+    pub reread_inside_pct: f64,
+    /// Of the reads, re-reads continuing the read before onward (sequential, starting in the
+    /// page it ended in: a misaligned stream's shared page), %. The generator draws neither
+    /// of these two as re-reads (`trace fit` does not tell them apart yet).
+    pub reread_onward_pct: f64,
     /// For those: read requests since that page was last read (1 = the previous read).
     pub reread_gap_requests: Percentiles,
     /// For those, when the page's last read is at most 65,536 read requests back: time since
@@ -254,6 +263,8 @@ pub struct Profiler {
     sizes: [BTreeMap<u32, u64>; 2],
     prev_end: Option<(u64, u64)>,
     prev_op_end: [Option<(u64, u64)>; 2],
+    /// First page of the latest read.
+    prev_read_first: Option<u64>,
     seq: [u64; 3],
     /// Reads and writes by start page mod 16.
     residues: [[u64; 16]; 2],
@@ -287,12 +298,18 @@ impl Profiler {
         let kib = u32::try_from((end - first) * 4).unwrap_or(u32::MAX);
         *self.sizes[op].entry(kib).or_default() += 1;
         self.seq[0] += u64::from(continues(self.prev_end, r.offset_bytes));
-        self.seq[1 + op] += u64::from(continues(self.prev_op_end[op], r.offset_bytes));
+        let continued = continues(self.prev_op_end[op], r.offset_bytes);
+        self.seq[1 + op] += u64::from(continued);
+        // A read continuing the read before from a page past that read's first.
+        let onward = op == 0 && continued && self.prev_read_first != Some(first);
+        if op == 0 {
+            self.prev_read_first = Some(first);
+        }
         self.prev_end = Some((end_bytes, end));
         self.prev_op_end[op] = Some((end_bytes, end));
         if self.skipped.is_none() {
             let done = match r.op {
-                IoOp::Read => self.reuse.read(first, end, r.time_ns / 1000),
+                IoOp::Read => self.reuse.read(first, end, r.time_ns / 1000, onward),
                 IoOp::Write => self.reuse.write(first, end, r.time_ns).map(|()| false),
             };
             if done == Ok(true) {
@@ -376,6 +393,8 @@ impl Profiler {
             },
             reuse: Reuse {
                 reread_pct: pct(reuse.rereads, reads),
+                reread_inside_pct: pct(reuse.rereads_inside, reads),
+                reread_onward_pct: pct(reuse.rereads_onward, reads),
                 reread_gap_requests: Percentiles::of(&reuse.reread_gap),
                 reread_gap_us: Percentiles::of(&reuse.reread_gap_us),
                 reread_stack_distance: Percentiles::of(&reuse.stack),

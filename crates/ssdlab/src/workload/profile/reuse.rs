@@ -29,6 +29,8 @@ pub(crate) struct PageInfo {
     last_write_req: u32,
     /// Its latest access was a write.
     last_write: bool,
+    /// The latest read touching it started on it (else it ran over it from a page before).
+    last_read_started: bool,
 }
 
 /// A Fenwick tree over positions 1.. that grows at the end.
@@ -69,6 +71,13 @@ pub(crate) struct Reuse {
     write_reqs: u32,
     accesses: u64,
     pub rereads: u64,
+    /// Of the re-reads, those whose first page the read that last touched it ran over from a
+    /// page before (a read starting inside an earlier read's extent), the read before
+    /// continued onward left out.
+    pub rereads_inside: u64,
+    /// Of the re-reads, those continuing the read before onward: sequential, starting in the
+    /// page it ended in (a misaligned stream's shared page).
+    pub rereads_onward: u64,
     pub read_after_write: u64,
     /// Write requests whose first page the write request just before wrote.
     pub rewrites: u64,
@@ -130,6 +139,8 @@ impl Default for Reuse {
             write_reqs: 0,
             accesses: 0,
             rereads: 0,
+            rereads_inside: 0,
+            rereads_onward: 0,
             read_after_write: 0,
             rewrites: 0,
             near_rewrites: 0,
@@ -167,7 +178,14 @@ impl Reuse {
 
     /// A read request of pages `first..end` arriving at `t_us`; whether it re-reads its first
     /// page.
-    pub(crate) fn read(&mut self, first: u64, end: u64, t_us: u64) -> Result<bool, TooLarge> {
+    /// `onward`: the read continues the read before (sequential) from a page past its first.
+    pub(crate) fn read(
+        &mut self,
+        first: u64,
+        end: u64,
+        t_us: u64,
+        onward: bool,
+    ) -> Result<bool, TooLarge> {
         self.read_reqs += 1;
         let req = self.read_reqs;
         let writes = self.write_reqs;
@@ -180,6 +198,11 @@ impl Reuse {
             } else if p.reads > 0 {
                 reread = true;
                 self.rereads += 1;
+                if onward {
+                    self.rereads_onward += 1;
+                } else if !p.last_read_started {
+                    self.rereads_inside += 1;
+                }
                 let back = req - p.last_read_req;
                 record(&mut self.reread_gap, u64::from(back));
                 if (back as usize) < TIMED_READS {
@@ -208,6 +231,7 @@ impl Reuse {
             p.last_read_pos = pos as u32;
             p.last_read_req = req;
             p.last_write = false;
+            p.last_read_started = page == first;
         }
         Ok(reread)
     }
@@ -348,7 +372,7 @@ mod tests {
         // Reads of pages a b c a b b: re-reads of a (b, c between: 2), b (c, a: 2), b (0).
         let mut r = Reuse::default();
         for (t, p) in [1, 2, 3, 1, 2, 2].into_iter().enumerate() {
-            r.read(p, p + 1, 10 * t as u64).unwrap();
+            r.read(p, p + 1, 10 * t as u64, false).unwrap();
         }
         assert_eq!(r.stack.len(), 3);
         assert_eq!(r.stack.max(), 2);
@@ -366,15 +390,15 @@ mod tests {
     #[test]
     fn reread_times_are_kept_as_far_back_as_the_generator_reaches() {
         let mut r = Reuse::default();
-        r.read(0, 1, 0).unwrap();
+        r.read(0, 1, 0, false).unwrap();
         for p in 1..=TIMED_READS as u64 {
-            r.read(p, p + 1, 2 * p).unwrap();
+            r.read(p, p + 1, 2 * p, false).unwrap();
         }
         // Page 0 is now TIMED_READS + 1 reads back: a re-read, but not timed.
-        r.read(0, 1, 1 << 20).unwrap();
+        r.read(0, 1, 1 << 20, false).unwrap();
         // Page TIMED_READS / 2, read at TIMED_READS µs: timed, with the slot it was kept in.
         let p = TIMED_READS as u64 / 2;
-        r.read(p, p + 1, (1 << 20) + 1).unwrap();
+        r.read(p, p + 1, (1 << 20) + 1, false).unwrap();
         assert_eq!(r.rereads, 2);
         assert_eq!(r.reread_gap_us.len(), 1);
         let gap = r.reread_gap_us.max();
@@ -389,9 +413,9 @@ mod tests {
         let mut r = Reuse::default();
         r.write(5, 6, 0).unwrap();
         r.write(6, 7, 0).unwrap();
-        r.read(5, 6, 0).unwrap(); // after write, 2 writes back
-        r.read(5, 6, 7).unwrap(); // re-read
-        r.read(9, 10, 9).unwrap(); // first read
+        r.read(5, 6, 0, false).unwrap(); // after write, 2 writes back
+        r.read(5, 6, 7, false).unwrap(); // re-read
+        r.read(9, 10, 9, false).unwrap(); // first read
         assert_eq!((r.read_after_write, r.rereads), (1, 1));
         assert_eq!(r.raw_gap.count_at(2), 1);
     }

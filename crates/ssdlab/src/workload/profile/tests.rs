@@ -170,3 +170,36 @@ fn near_rewrites_are_counted_inside_runs() {
     assert_eq!(p.reuse.rewrite_near_pct, 50.0);
     assert!((p.reuse.rewrite_pct - 100.0 / 6.0).abs() < 1e-9);
 }
+
+/// Re-reads by how they came: a misaligned sequential stream (64 KiB reads 512 B past a page
+/// boundary, as cloudphysics's) shares each read's first page with the read before's last —
+/// re-reads that continue the read before onward; reads at an 8 KiB stride of 12 KiB (as
+/// financial1's) start inside the read before's extent; reading again where a read started is
+/// neither.
+#[test]
+fn re_reads_tell_a_stream_s_shared_page_and_a_start_inside_a_read() {
+    let at = |t: u64, offset: u64, size: u64| Request {
+        time_ns: t * 1000,
+        offset_bytes: offset,
+        size_bytes: size,
+        op: IoOp::Read,
+        device: 0,
+        content: None,
+        flow: 0,
+    };
+    let mut stream: Vec<Request> = (0..20).map(|k| at(k, 3_584 + k * 65_536, 65_536)).collect();
+    // Again where the 5th and the 10th started.
+    stream.push(at(20, 3_584 + 4 * 65_536, 65_536));
+    stream.push(at(21, 3_584 + 9 * 65_536, 65_536));
+    let p = profile(stream.into_iter().map(Ok::<_, String>)).unwrap();
+    let u = &p.reuse;
+    assert!((u.reread_pct - 2100.0 / 22.0).abs() < 1e-9, "{u:?}");
+    assert!((u.reread_onward_pct - 1900.0 / 22.0).abs() < 1e-9, "{u:?}");
+    assert_eq!(u.reread_inside_pct, 0.0);
+    // Pages 1000-1002, 1002-1004, 1004-1006, …: each starts on the read before's last page.
+    let strided = (0..10).map(|k| at(k, (1_000 + 2 * k) * 4096, 12_288));
+    let p = profile(strided.map(Ok::<_, String>)).unwrap();
+    assert_eq!(p.reuse.reread_pct, 90.0);
+    assert_eq!(p.reuse.reread_inside_pct, 90.0);
+    assert_eq!(p.reuse.reread_onward_pct, 0.0);
+}
