@@ -2,10 +2,15 @@
 use super::*;
 
 fn req(t_us: u64, op: IoOp, page: u64, pages: u64) -> Request {
+    req_bytes(t_us, op, page * 4096, pages * 4096)
+}
+
+/// A request at any byte offset and size (misaligned ones included).
+fn req_bytes(t_us: u64, op: IoOp, offset_bytes: u64, size_bytes: u64) -> Request {
     Request {
         time_ns: t_us * 1000,
-        offset_bytes: page * 4096,
-        size_bytes: pages * 4096,
+        offset_bytes,
+        size_bytes,
         op,
         device: 0,
         content: None,
@@ -178,15 +183,7 @@ fn near_rewrites_are_counted_inside_runs() {
 /// neither.
 #[test]
 fn re_reads_tell_a_stream_s_shared_page_and_a_start_inside_a_read() {
-    let at = |t: u64, offset: u64, size: u64| Request {
-        time_ns: t * 1000,
-        offset_bytes: offset,
-        size_bytes: size,
-        op: IoOp::Read,
-        device: 0,
-        content: None,
-        flow: 0,
-    };
+    let at = |t: u64, offset: u64, size: u64| req_bytes(t, IoOp::Read, offset, size);
     let mut stream: Vec<Request> = (0..20).map(|k| at(k, 3_584 + k * 65_536, 65_536)).collect();
     // Again where the 5th and the 10th started.
     stream.push(at(20, 3_584 + 4 * 65_536, 65_536));
