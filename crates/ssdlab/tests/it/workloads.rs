@@ -193,7 +193,13 @@ fn fit_recovers_the_spec_it_was_generated_from() {
     assert!((zw - 0.6).abs() < 0.1, "write zipf {zw}");
     // The stand-in's statistics are close to the target's.
     let fitted = profile(f.synth.generate().unwrap()).unwrap();
-    assert!((fitted.reuse.reread_pct - target.reuse.reread_pct).abs() < 3.0);
+    assert!(
+        (fitted.reuse.reread_pct - target.reuse.reread_pct).abs() < 3.0,
+        "{} vs {}: {}",
+        fitted.reuse.reread_pct,
+        target.reuse.reread_pct,
+        f.spec
+    );
     assert!((fitted.write_pct - target.write_pct).abs() < 2.0);
     let (a, b) = (&target.read_popularity, &fitted.read_popularity);
     if f.popularity == "zipf" {

@@ -171,7 +171,7 @@ fn best_candidate(
     admissible(target)?;
     let (direct, arrivals) = direct(target, opts.seed);
     let mut best: Option<Candidate> = None;
-    for popularity in [Start::Zipf, Start::Uniform] {
+    for popularity in [Start::Zipf, Start::Uniform, Start::Fresh] {
         let c = rounds(
             target,
             popularity.start(&direct, target),
@@ -180,11 +180,17 @@ fn best_candidate(
         )?;
         // Uniform reads replace the measured exponent by locality knobs: taken only when
         // they fit the popularity and reuse statistics clearly better (half the error), as
-        // both can match a thin sample.
-        if best
-            .as_ref()
-            .is_none_or(|b| c.popularity_loss < UNIFORM_GAIN * b.popularity_loss)
-        {
+        // both can match a thin sample. Fresh reads, in turn, only when they fit the reads'
+        // popularity and re-reads (all they change) clearly better than the better of the
+        // two: the writes' statistics, drawn alike by all three, would only add noise.
+        let better = |b: &Candidate| {
+            if popularity == Start::Fresh {
+                c.read_loss < UNIFORM_GAIN * b.read_loss
+            } else {
+                c.popularity_loss < UNIFORM_GAIN * b.popularity_loss
+            }
+        };
+        if best.as_ref().is_none_or(better) {
             best = Some(c);
         }
     }
@@ -329,6 +335,13 @@ enum Start {
     /// pages are re-read back to back (a high MLE exponent, yet most pages read once) fit
     /// this one better.
     Uniform,
+    /// As `Uniform`, but reads draw each new page once (`read_fresh`) over as many pages as
+    /// the workload's reads touched: their re-reads come only at the distances the locality
+    /// knobs give, not by chance at every distance. A workload that reads a region and reads
+    /// it again much later (msr_cut_thpt re-reads a third of its reads 5,400 reads after
+    /// the first) has no near re-reads for a hot-read scheme to serve, and its uniform
+    /// stand-in would.
+    Fresh,
 }
 
 impl Start {
@@ -336,6 +349,7 @@ impl Start {
         match self {
             Start::Zipf => "zipf",
             Start::Uniform => "uniform",
+            Start::Fresh => "fresh",
         }
     }
 
@@ -349,6 +363,13 @@ impl Start {
             let draws = pop.accesses as f64 * (1.0 - s.reread - s.raw);
             let pages = occupancy_domain(pop.pages as f64, draws);
             s.read.zipf = Some(0.0);
+            s.read.footprint_gib = Some(pages / PAGES_PER_GIB);
+            s.footprint_gib = s.footprint_gib.max(2.0 * pages / PAGES_PER_GIB);
+            round_spec(&mut s);
+        } else if self == Start::Fresh && s.read.zipf.is_some() {
+            let pages = t.read_popularity.pages.max(1) as f64;
+            s.read.zipf = Some(0.0);
+            s.read.fresh = true;
             s.read.footprint_gib = Some(pages / PAGES_PER_GIB);
             s.footprint_gib = s.footprint_gib.max(2.0 * pages / PAGES_PER_GIB);
             round_spec(&mut s);
@@ -390,6 +411,8 @@ struct Candidate {
     loss: f64,
     /// The part of `loss` from popularity, reuse and page types.
     popularity_loss: f64,
+    /// The part of `loss` from the reads' popularity and re-reads.
+    read_loss: f64,
     spec: SynthSpec,
     round: usize,
     got: Profile,
@@ -420,6 +443,7 @@ fn rounds(
             best = Some(Candidate {
                 loss,
                 popularity_loss: popularity_loss(target, &got),
+                read_loss: loss_of(target, &got, &["read_popularity", "reuse.reread"]),
                 spec: spec.clone(),
                 round,
                 got: got.clone(),
@@ -520,6 +544,9 @@ fn direct(t: &Profile, seed: u64) -> (SynthSpec, Vec<ArrivalChoice>) {
     } else {
         1.0
     };
+    // Each direction in its half of the range, so the pages of multi-page writes stay out of
+    // the reads' (the shared share, `rw_mix`, is what mixes them).
+    spec.apart = spec.read.footprint_gib.is_some() && spec.write.footprint_gib.is_some();
     coupling(&mut spec, t);
     round_spec(&mut spec);
     (spec, choices)
@@ -1042,6 +1069,13 @@ fn residuals(t: &Profile, g: &Profile) -> Vec<Residual> {
         }
     }
     add("reuse.reread_pct", t.reuse.reread_pct, g.reuse.reread_pct);
+    if t.reuse.reread_gap_requests.count > 0 {
+        add(
+            "reuse.reread_gap_reads_p50",
+            t.reuse.reread_gap_requests.p50,
+            g.reuse.reread_gap_requests.p50,
+        );
+    }
     if t.reuse.reread_gap_us.count > 0 {
         add(
             "reuse.reread_gap_us_p50",
@@ -1341,7 +1375,7 @@ fn correct(spec: &mut SynthSpec, t: &Profile, g: &Profile, popularity: Start) {
         .zip(dirs(g))
     {
         let (tp, gp, tb, gb) = (td.pop, gd.pop, td.burst, gd.burst);
-        let held = popularity == Start::Uniform && td.name == "read";
+        let held = popularity != Start::Zipf && td.name == "read";
         if let (false, Some(z), Some(a), Some(b)) = (held, op.zipf.as_mut(), tp.zipf, gp.zipf) {
             *z = (*z + (a - b)).clamp(0.0, 4.0);
         }

@@ -18,7 +18,7 @@ use std::str::FromStr;
 const MAX_SPAN_US: f64 = 1e15;
 
 /// Keys that take a `read_` or `write_` prefix.
-const PER_DIRECTION: [&str; 17] = [
+const PER_DIRECTION: [&str; 18] = [
     "envelope",
     "batch",
     "batch_us",
@@ -36,12 +36,29 @@ const PER_DIRECTION: [&str; 17] = [
     "hot_gib",
     "hot_share",
     "hot_drift",
+    "fresh",
 ];
 
 /// Every key `--synth` knows, for the message naming an unknown one.
-const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, cobatch, cobatch_raw, rider_envelope, footprint_gib, zipf, seq, rw_mix, hot_gib, hot_share, hot_drift, reread, reread_dist, reread_gap_us, reread_gap_sigma, reread_envelope, raw, raw_dist, rewrite, rewrite_shape, start_residues, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, footprint_gib, zipf, size_kib, seq, hot_gib, hot_share, hot_drift)";
+const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, cobatch, cobatch_raw, rider_envelope, footprint_gib, zipf, seq, rw_mix, apart, hot_gib, hot_share, hot_drift, reread, reread_dist, reread_gap_us, reread_gap_sigma, reread_envelope, raw, raw_dist, rewrite, rewrite_shape, start_residues, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, footprint_gib, zipf, size_kib, seq, hot_gib, hot_share, hot_drift, fresh)";
 
 impl Sizes {
+    /// Mean size in 4 KiB pages (each size rounded up to whole pages), by the weights.
+    pub(super) fn mean_pages(&self) -> f64 {
+        let pages = |k: &u32| f64::from(k.div_ceil(4));
+        if self.weights.is_empty() {
+            self.kib.iter().map(pages).sum::<f64>() / self.kib.len().max(1) as f64
+        } else {
+            let total: f64 = self.weights.iter().sum();
+            self.kib
+                .iter()
+                .zip(&self.weights)
+                .map(|(k, w)| pages(k) * w)
+                .sum::<f64>()
+                / total
+        }
+    }
+
     /// Checks sizes and weights; `key` names them in messages.
     fn validate(&self, key: &str) -> Result<(), String> {
         if self.kib.is_empty()
@@ -329,6 +346,8 @@ impl SynthSpec {
                 check_shape(prefix, shape, op.batch.unwrap_or(self.batch))?;
             }
             self.check_hot(prefix, op)?;
+            self.check_fresh(prefix, op)?;
+            self.check_apart(prefix, op)?;
         }
         if self.split() && gap <= 0.0 {
             return Err(
@@ -435,6 +454,50 @@ impl SynthSpec {
         Ok(())
     }
 
+    /// Checks that a direction drawing fresh pages has uniform popularity: no Zipf exponent
+    /// and no hot set (both repeat pages by design, which `fresh` leaves out).
+    fn check_fresh(&self, prefix: &str, op: &OpSpec) -> Result<(), String> {
+        if !op.fresh {
+            return Ok(());
+        }
+        let zipf = op.zipf.unwrap_or(self.zipf);
+        if zipf > 0.0 {
+            return Err(format!(
+                "{prefix}fresh = 1 draws each new page once, which needs uniform popularity, but this direction's zipf is {zipf}; set {prefix}zipf=0 or drop {prefix}fresh"
+            ));
+        }
+        let (gib, share, _) = self.hot_of(op);
+        if gib > 0.0 && share > 0.0 {
+            return Err(format!(
+                "{prefix}fresh = 1 draws each new page once, which needs uniform popularity, but this direction has a hot set (hot_gib = {gib}, hot_share = {share}); drop the hot set or {prefix}fresh"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks that with `apart` a direction's popularity fits in its half of the footprint
+    /// and has no hot set (a hot set is a range from the footprint's start, in no half).
+    fn check_apart(&self, prefix: &str, op: &OpSpec) -> Result<(), String> {
+        if !self.apart {
+            return Ok(());
+        }
+        let half = self.footprint_gib / 2.0;
+        let own = op.footprint_gib.unwrap_or(self.footprint_gib);
+        if own > half * (1.0 + 1e-9) {
+            return Err(format!(
+                "apart = 1 gives each direction half of footprint_gib = {} ({half} GiB), but {prefix}footprint_gib is {own}; set {prefix}footprint_gib to at most {half}",
+                self.footprint_gib
+            ));
+        }
+        let (gib, share, _) = self.hot_of(op);
+        if gib > 0.0 && share > 0.0 {
+            return Err(format!(
+                "apart = 1 puts each direction in its half of the footprint, but {prefix}hot set (hot_gib = {gib}) is a range from its start; drop one of them"
+            ));
+        }
+        Ok(())
+    }
+
     /// A direction's hot set as (GiB, share, drift): its own keys, else the spec's.
     pub(super) fn hot_of(&self, op: &OpSpec) -> (f64, f64, f64) {
         (
@@ -499,6 +562,7 @@ impl SynthSpec {
                 ("batch", op.batch.is_some()),
                 ("batch_us", op.batch_us.is_some()),
                 ("batch_shape", op.batch_shape.is_some()),
+                ("fresh", op.fresh),
             ]
             .into_iter()
             .filter(|k| k.1)
@@ -835,6 +899,11 @@ impl FromStr for SynthSpec {
                     ))
                 }
             };
+            let flag = |v: &str| match v.trim() {
+                "1" => Ok(true),
+                "0" => Ok(false),
+                v => Err(format!("synthetic spec {k} = {v}: expected 0 or 1")),
+            };
             let (slot, base) = match (k.strip_prefix("read_"), k.strip_prefix("write_")) {
                 (Some(b), _) if PER_DIRECTION.contains(&b) => (1, b),
                 (_, Some(b)) if PER_DIRECTION.contains(&b) => (2, b),
@@ -862,6 +931,7 @@ impl FromStr for SynthSpec {
                 ("hot_gib", Some(op)) => op.hot_gib = Some(num(v)?),
                 ("hot_share", Some(op)) => op.hot_share = Some(num(v)?),
                 ("hot_drift", Some(op)) => op.hot_drift = Some(num(v)?),
+                ("fresh", Some(op)) => op.fresh = flag(v)?,
                 ("hot_gib", None) => spec.hot_gib = num(v)?,
                 ("hot_share", None) => spec.hot_share = num(v)?,
                 ("hot_drift", None) => spec.hot_drift = num(v)?,
@@ -895,6 +965,7 @@ impl FromStr for SynthSpec {
                 ("zipf", None) => spec.zipf = num(v)?,
                 ("seq", None) => spec.seq = num(v)?,
                 ("rw_mix", None) => spec.rw_mix = num(v)?,
+                ("apart", None) => spec.apart = flag(v)?,
                 ("reread", None) => spec.reread = num(v)?,
                 ("reread_dist", None) => spec.reread_dist = num(v)?,
                 ("reread_gap_us", None) => spec.reread_gap_us = num(v)?,
@@ -994,6 +1065,9 @@ impl fmt::Display for SynthSpec {
             write!(f, ",envelope={e}")?;
         }
         write!(f, ",footprint_gib={}", self.footprint_gib)?;
+        if self.apart {
+            write!(f, ",apart=1")?;
+        }
         for (key, x, default) in [
             ("zipf", self.zipf, d.zipf),
             ("seq", self.seq, d.seq),
@@ -1035,6 +1109,9 @@ impl fmt::Display for SynthSpec {
             }
             if let Some(s) = op.seq {
                 write!(f, ",{prefix}seq={s}")?;
+            }
+            if op.fresh {
+                write!(f, ",{prefix}fresh=1")?;
             }
             for (key, x) in [
                 ("hot_gib", op.hot_gib),
