@@ -89,9 +89,9 @@ pub struct OpSpec {
     /// mean size, each new request anywhere in its own unit, so none touches a page an
     /// earlier one did (until all are drawn) and its only repeats are those `reread`,
     /// `raw`, `seq`, the riders and `rewrite` ask for (uniform popularity only; module
-    /// `fresh`). With fresh
-    /// reads, a re-read or read after write whose drawn distance reaches back past the first
-    /// request recorded is a new read (otherwise it is clipped to the oldest one).
+    /// `fresh`). With fresh reads, a re-read or read after write whose drawn distance reaches
+    /// back past the first request recorded is a new read (otherwise it is clipped to the
+    /// oldest one).
     pub fresh: bool,
 }
 
@@ -1165,8 +1165,8 @@ mod tests {
     /// `read_fresh` draws each page of the reads' footprint once before any again (uniform
     /// draws with replacement repeat some by chance): 20,000 reads over 16,384 pages repeat
     /// none in their first 16,384 and all of them in the rest; the re-reads asked for come
-    /// only at the distance asked (500 reads), and one reaching back past
-    /// the first read is a new read, not another read of the oldest page.
+    /// only at the distance asked (500 reads), and one reaching back past the first read is a
+    /// new read, not another read of the oldest page.
     #[test]
     fn fresh_reads_repeat_only_what_is_asked() {
         let starts = |spec: &str| -> Vec<u64> {
