@@ -397,22 +397,23 @@ impl Start {
     /// reads after writes left out) touch as many distinct pages as the workload's did.
     fn start(self, direct: &SynthSpec, t: &Profile) -> SynthSpec {
         let mut s = direct.clone();
-        if self == Start::Uniform && s.read.zipf.is_some() {
-            let pop = &t.read_popularity;
-            let draws = pop.accesses as f64 * (1.0 - s.reread - s.raw);
-            let pages = occupancy_domain(pop.pages as f64, draws);
-            s.read.zipf = Some(0.0);
-            s.read.footprint_gib = Some(pages / PAGES_PER_GIB);
-            s.footprint_gib = s.footprint_gib.max(2.0 * pages / PAGES_PER_GIB);
-            round_spec(&mut s);
-        } else if self == Start::Fresh && s.read.zipf.is_some() {
-            let pages = t.read_popularity.pages.max(1) as f64;
-            s.read.zipf = Some(0.0);
-            s.read.fresh = true;
-            s.read.footprint_gib = Some(pages / PAGES_PER_GIB);
-            s.footprint_gib = s.footprint_gib.max(2.0 * pages / PAGES_PER_GIB);
-            round_spec(&mut s);
+        if s.read.zipf.is_none() {
+            return s;
         }
+        let pop = &t.read_popularity;
+        let pages = match self {
+            Start::Zipf => return s,
+            Start::Uniform => occupancy_domain(
+                pop.pages as f64,
+                pop.accesses as f64 * (1.0 - s.reread - s.raw),
+            ),
+            Start::Fresh => pop.pages.max(1) as f64,
+        };
+        s.read.zipf = Some(0.0);
+        s.read.fresh = self == Start::Fresh;
+        s.read.footprint_gib = Some(pages / PAGES_PER_GIB);
+        s.footprint_gib = s.footprint_gib.max(2.0 * pages / PAGES_PER_GIB);
+        round_spec(&mut s);
         s
     }
 }
