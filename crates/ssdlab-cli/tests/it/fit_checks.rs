@@ -312,3 +312,40 @@ fn for_seeds(spec: &str, check: impl Fn(u64, &serde_json::Value)) {
         check(seed, &profile(&["--synth", &s]));
     }
 }
+
+/// financial1's interleaved streams of 12 KiB reads at an 8 KiB stride start 63.8 % of its
+/// reads inside a read about two back: `trace fit` sets `reread_inside`, so its stand-ins read
+/// about as many distinct pages as the trace (3,876) instead of re-reading start pages over
+/// and over (the same spec without the key: under half as many, the hot set HotR fed on).
+#[test]
+fn reads_inside_earlier_reads_are_fitted() {
+    let fin = bundled("financial1_10k.disksim");
+    let spec = fitted(&fin);
+    assert!(spec.contains(",reread_inside="), "{spec}");
+    let stats = |p: &serde_json::Value| {
+        [
+            &p["read_popularity"]["pages"],
+            &p["reuse"]["reread_inside_pct"],
+        ]
+        .map(|x| x.as_f64().unwrap())
+    };
+    let [pages, inside] = stats(&profile(&[fin.to_str().unwrap()]));
+    assert!(
+        pages == 3876.0 && (63.0..64.0).contains(&inside),
+        "{pages} {inside}"
+    );
+    for_seeds(&spec, |seed, p| {
+        let [n, i] = stats(p);
+        assert!(
+            n > 0.75 * pages && i > 35.0,
+            "seed {seed}: {n} read pages, {i} % inside (trace {pages}, {inside} %)"
+        );
+    });
+    let without: String = spec
+        .split(',')
+        .filter(|kv| !kv.starts_with("reread_inside="))
+        .collect::<Vec<_>>()
+        .join(",");
+    let [n, _] = stats(&profile(&["--synth", &without]));
+    assert!(n < 0.5 * pages, "without reread_inside: {n} read pages");
+}

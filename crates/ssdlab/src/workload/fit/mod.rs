@@ -630,6 +630,7 @@ fn coupling(spec: &mut SynthSpec, t: &Profile) {
     spec.reread = (u.reread_pct / 100.0).clamp(0.0, 0.95);
     spec.rewrite = (u.rewrite_pct / 100.0).clamp(0.0, MAX_REWRITE);
     spec.reread_dist = u.reread_gap_requests.p50.max(1.0);
+    spec.reread_inside = inside_share(t);
     spec.raw_dist = u.raw_gap_requests.p50.max(1.0);
     spec.dist_sigma = sigma(&u.reread_gap_requests)
         .or_else(|| sigma(&u.raw_gap_requests))
@@ -757,8 +758,12 @@ fn round_sig(x: f64, digits: i32) -> f64 {
     (x * scale).round() / scale
 }
 
-/// Rounds the fitted parameters to 4 significant digits, so specs stay readable.
+/// Rounds the fitted parameters to 4 significant digits, so specs stay readable, and drops
+/// `reread_inside` where the rounds left no re-reads for it to move.
 fn round_spec(spec: &mut SynthSpec) {
+    if spec.reread <= 0.0 {
+        spec.reread_inside = 0.0;
+    }
     let r = |x: &mut f64| *x = round_sig(*x, 4);
     r(&mut spec.write_ratio);
     let (Arrivals::Exponential(g) | Arrivals::Constant(g)) = &mut spec.arrivals;
@@ -768,6 +773,7 @@ fn round_spec(spec: &mut SynthSpec) {
         &mut spec.rw_mix,
         &mut spec.reread,
         &mut spec.reread_dist,
+        &mut spec.reread_inside,
         &mut spec.reread_gap_us,
         &mut spec.reread_gap_sigma,
         &mut spec.raw,
@@ -1137,6 +1143,13 @@ fn residuals(t: &Profile, g: &Profile) -> Vec<Residual> {
         }
     }
     add("reuse.reread_pct", t.reuse.reread_pct, g.reuse.reread_pct);
+    if t.reuse.reread_inside_pct > 0.0 {
+        add(
+            "reuse.reread_inside_pct",
+            t.reuse.reread_inside_pct,
+            g.reuse.reread_inside_pct,
+        );
+    }
     if t.reuse.reread_gap_requests.count > 0 {
         add(
             "reuse.reread_gap_reads_p50",
@@ -1384,6 +1397,10 @@ fn tails(spec: &mut SynthSpec, target: &Profile, got: &mut Profile) {
 fn correct_rereads(spec: &mut SynthSpec, t: &Profile, g: &Profile) {
     spec.reread =
         (spec.reread + (t.reuse.reread_pct - g.reuse.reread_pct) / 100.0).clamp(0.0, 0.95);
+    if spec.reread_inside > 0.0 {
+        spec.reread_inside =
+            (spec.reread_inside + inside_share(t) - inside_share(g)).clamp(0.0, 1.0);
+    }
     if spec.reread_gap_us > 0.0 {
         let (tg, gg) = (&t.reuse.reread_gap_us, &g.reuse.reread_gap_us);
         if tg.count > 0 && gg.count > 0 {
@@ -1391,6 +1408,17 @@ fn correct_rereads(spec: &mut SynthSpec, t: &Profile, g: &Profile) {
         }
     }
     cap_timed_rereads(spec);
+}
+
+/// Of a workload's re-reads, the share starting inside an earlier read's extent (0 without
+/// re-reads): what `reread_inside` draws.
+fn inside_share(p: &Profile) -> f64 {
+    let u = &p.reuse;
+    if u.reread_pct > 0.0 {
+        (u.reread_inside_pct / u.reread_pct).clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
 }
 
 /// Largest share of writes the fit makes re-writes of the write before.

@@ -91,8 +91,8 @@ pub struct Reuse {
     /// before from its start — the read before continued onward left out, %.
     pub reread_inside_pct: f64,
     /// Of the reads, re-reads continuing the read before onward (sequential, starting in the
-    /// page it ended in: a misaligned stream's shared page), %. The generator draws neither
-    /// of these two as re-reads (`trace fit` does not tell them apart yet).
+    /// page it ended in: a misaligned stream's shared page), %. The generator draws the first
+    /// of these two (`reread_inside`), not this one.
     pub reread_onward_pct: f64,
     /// For those: read requests since that page was last read (1 = the previous read).
     pub reread_gap_requests: Percentiles,

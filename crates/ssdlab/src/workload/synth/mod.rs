@@ -174,6 +174,11 @@ pub struct SynthSpec {
     pub reread: f64,
     /// Median distance of a re-read, in read requests back.
     pub reread_dist: f64,
+    /// Share of the re-reads that start on the *last* page of the read they follow rather
+    /// than on its start page: a read starting inside an earlier read's extent, as a stream
+    /// whose stride falls short of its size picks up where it left off (financial1: 63.8 % of
+    /// its reads, each page read about once more, not many times over).
+    pub reread_inside: f64,
     /// Re-reads placed in time (0 = not: by `reread_dist`): `reread` is then the re-reads'
     /// share of the reads, and each first read is followed by a run of re-reads of its start
     /// page, each a gap g after the one before (log-normal, median this many µs, shape
@@ -249,6 +254,7 @@ impl Default for SynthSpec {
             write: OpSpec::default(),
             reread: 0.0,
             reread_dist: 16.0,
+            reread_inside: 0.0,
             reread_gap_us: 0.0,
             reread_gap_sigma: 1.0,
             reread_envelope: None,
@@ -548,6 +554,7 @@ impl SynthSpec {
                 started: false,
                 last_start: 0,
                 recent: Ring::default(),
+                ends: Ring::default(),
             }
         });
         let distance = |median: f64| {
@@ -637,6 +644,8 @@ struct Direction {
     /// Start pages of this direction's recent requests, kept only when re-reads or reads
     /// after writes are asked for.
     recent: Ring,
+    /// Last pages of the same requests, kept only for re-reads inside (`reread_inside`).
+    ends: Ring,
 }
 
 /// A direction's fresh draws (`fresh`): a random order of its footprint's units (its largest
@@ -949,13 +958,21 @@ impl Iterator for Synth {
             || (op == 1 && (self.spec.raw > 0.0 || self.spec.cobatch_raw > 0.0))
         {
             dir.recent.push(start);
+            if op == 0 && self.spec.reread_inside > 0.0 {
+                dir.ends.push(start + size_pages - 1);
+            }
         }
         if io == IoOp::Read && self.spec.rereads_in_time() {
+            let page = if self.inside() {
+                start + size_pages - 1
+            } else {
+                start
+            };
             match reread {
-                Some((_, more)) => self.schedule_reread(start, more),
+                Some((_, more)) => self.schedule_reread(page, more),
                 None if !rider => {
                     let chain = self.chain(slice);
-                    self.schedule_reread(start, chain);
+                    self.schedule_reread(page, chain);
                 }
                 None => {}
             }
@@ -1016,23 +1033,39 @@ impl Synth {
             return None;
         }
         let u: f64 = self.rng.random();
-        let (dir, law) = if u < reread {
-            (&self.dirs[0], &self.reread_law)
+        let d = if u < reread {
+            0
         } else if u < reread + raw {
-            (&self.dirs[1], &self.raw_law)
+            1
         } else {
             return None;
         };
-        if dir.recent.slots.is_empty() {
+        if self.dirs[d].recent.slots.is_empty() {
             return None;
         }
+        let law = if d == 0 {
+            &self.reread_law
+        } else {
+            &self.raw_law
+        };
         let back = law.sample(&mut self.rng).round().min(1e12) as u64;
         // Fresh reads repeat only at the distances drawn: one reaching back past the first
         // request recorded is a new read, not another read of the oldest page.
-        if self.dirs[0].fresh.is_some() && back > dir.recent.seen {
+        if self.dirs[0].fresh.is_some() && back > self.dirs[d].recent.seen {
             return None;
         }
-        Some(dir.recent.back(back))
+        let ring = if d == 0 && self.inside() {
+            &self.dirs[0].ends
+        } else {
+            &self.dirs[d].recent
+        };
+        Some(ring.back(back))
+    }
+
+    /// Whether a re-read starts on the last page of the read it follows (`reread_inside`;
+    /// nothing drawn unless set).
+    fn inside(&mut self) -> bool {
+        self.spec.reread_inside > 0.0 && self.rng.random_bool(self.spec.reread_inside)
     }
 }
 
@@ -1224,6 +1257,45 @@ mod tests {
         assert_eq!(repeats(&rereads[..500]), 0);
         let share = repeats(&rereads) as f64 / rereads.len() as f64;
         assert!((share - 0.3).abs() < 0.02, "{share}");
+    }
+
+    /// `reread_inside` moves a re-read from the first page of the read it follows to its last
+    /// (a stream picking up where it left off), and draws nothing unless set.
+    #[test]
+    fn inside_rereads_start_on_the_last_page_of_the_read_they_follow() {
+        let base = "requests=20000,write_ratio=0,size_kib=12,footprint_gib=1,read_fresh=1,reread=0.6,reread_dist=1,dist_sigma=0.0001,seed=3";
+        let steps = |spec: &str| {
+            let spec: SynthSpec = spec.parse().unwrap();
+            assert_eq!(spec.to_string().parse::<SynthSpec>().unwrap(), spec);
+            let pages: Vec<u64> = spec
+                .generate()
+                .unwrap()
+                .map(|r| r.unwrap().offset_bytes / 4096)
+                .collect();
+            let step = |k: u64| pages.windows(2).filter(|w| w[1] == w[0] + k).count();
+            let p = crate::workload::profile::profile(spec.generate().unwrap()).unwrap();
+            (step(0), step(2), p.reuse.reread_inside_pct)
+        };
+        let (same, onward, inside) = steps(base);
+        assert!((11_500..12_500).contains(&same), "{same}");
+        assert_eq!((onward, inside), (0, 0.0));
+        let (same, onward, inside) = steps(&format!("{base},reread_inside=1"));
+        assert!((11_500..12_500).contains(&onward), "{onward}");
+        assert_eq!(same, 0);
+        assert!((inside - 60.0).abs() < 2.5, "{inside}");
+        // Half of them inside: half the steps of each kind.
+        let (same, onward, _) = steps(&format!("{base},reread_inside=0.5"));
+        assert!((5_600..6_400).contains(&same) && (5_600..6_400).contains(&onward));
+        assert_eq!(
+            "requests=10,reread_inside=0.5"
+                .parse::<SynthSpec>()
+                .map(|s| s.notes()),
+            Ok(vec!["reread_inside has no effect: reread = 0".to_string()])
+        );
+        let err = format!("{base},reread_inside=1.5")
+            .parse::<SynthSpec>()
+            .unwrap_err();
+        assert!(err.contains("reread_inside"), "{err}");
     }
 
     /// Without `apart`, `rw_mix=0` keeps only start pages apart: the other pages of 64 KiB

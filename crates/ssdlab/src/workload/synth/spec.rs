@@ -40,7 +40,7 @@ const PER_DIRECTION: [&str; 18] = [
 ];
 
 /// Every key `--synth` knows, for the message naming an unknown one.
-const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, cobatch, cobatch_raw, rider_envelope, footprint_gib, zipf, seq, rw_mix, apart, hot_gib, hot_share, hot_drift, reread, reread_dist, reread_gap_us, reread_gap_sigma, reread_envelope, raw, raw_dist, rewrite, rewrite_shape, start_residues, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, footprint_gib, zipf, size_kib, seq, hot_gib, hot_share, hot_drift, fresh)";
+const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, cobatch, cobatch_raw, rider_envelope, footprint_gib, zipf, seq, rw_mix, apart, hot_gib, hot_share, hot_drift, reread, reread_dist, reread_inside, reread_gap_us, reread_gap_sigma, reread_envelope, raw, raw_dist, rewrite, rewrite_shape, start_residues, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, footprint_gib, zipf, size_kib, seq, hot_gib, hot_share, hot_drift, fresh)";
 
 impl Sizes {
     /// Mean size in 4 KiB pages (each size rounded up to whole pages), by the weights.
@@ -208,6 +208,7 @@ impl SynthSpec {
             ("dedup", self.dedup),
             ("dup_reads", self.dup_reads),
             ("reread", self.reread),
+            ("reread_inside", self.reread_inside),
             ("raw", self.raw),
             ("rewrite", self.rewrite),
             ("cobatch", self.cobatch),
@@ -653,6 +654,7 @@ impl SynthSpec {
                     self.reread_gap_sigma,
                     d.reread_gap_sigma,
                 ),
+                ("reread_inside", self.reread_inside, d.reread_inside),
             ] {
                 if x != default {
                     notes.push(format!("{k} has no effect: reread = 0"));
@@ -968,6 +970,7 @@ impl FromStr for SynthSpec {
                 ("apart", None) => spec.apart = flag(v)?,
                 ("reread", None) => spec.reread = num(v)?,
                 ("reread_dist", None) => spec.reread_dist = num(v)?,
+                ("reread_inside", None) => spec.reread_inside = num(v)?,
                 ("reread_gap_us", None) => spec.reread_gap_us = num(v)?,
                 ("reread_gap_sigma", None) => spec.reread_gap_sigma = num(v)?,
                 ("reread_envelope", None) => {
@@ -1126,6 +1129,7 @@ impl fmt::Display for SynthSpec {
         for (key, x, default) in [
             ("reread", self.reread, d.reread),
             ("reread_dist", self.reread_dist, d.reread_dist),
+            ("reread_inside", self.reread_inside, d.reread_inside),
             ("reread_gap_us", self.reread_gap_us, d.reread_gap_us),
             (
                 "reread_gap_sigma",
