@@ -93,6 +93,10 @@ pub struct OpSpec {
     /// back past the first request recorded is a new read (otherwise it is clipped to the
     /// oldest one).
     pub fresh: bool,
+    /// With `apart`, the start-page residues of this direction's half of the footprint
+    /// (`read_start_residues`; the reads' half also holds the shared writes' pages): as
+    /// `start_residues`, one law per half instead of one for both.
+    pub start_residues: Option<Residues>,
 }
 
 /// A synthetic workload specification.
@@ -411,6 +415,23 @@ impl SynthSpec {
         o.sizes.clone().unwrap_or_else(|| self.sizes())
     }
 
+    /// Where the footprint's pages are laid out: one residue law over the whole footprint,
+    /// one per half with `apart` (reads' half first), or none.
+    fn placement(&self, pages: u64) -> Option<residues::Placement> {
+        let (r, w) = (&self.read.start_residues, &self.write.start_residues);
+        if r.is_none() && w.is_none() {
+            return self
+                .start_residues
+                .as_ref()
+                .map(|l| residues::Placement::One(l.layout()));
+        }
+        Some(residues::Placement::Halves {
+            half: (pages / 2).max(1),
+            read: r.as_ref().map(Residues::layout),
+            write: w.as_ref().map(Residues::layout),
+        })
+    }
+
     /// The request stream.
     ///
     /// # Errors
@@ -418,7 +439,7 @@ impl SynthSpec {
     pub fn generate(&self) -> Result<Synth, String> {
         self.validate()?;
         let pages = ((self.footprint_gib * 262_144.0) as u64).max(1);
-        let layout = self.start_residues.as_ref().map(Residues::layout);
+        let layout = self.placement(pages);
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
         let a = loop {
             let a = rng.random_range(1..pages.max(2)) | 1;
@@ -725,8 +746,9 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 pub struct Synth {
     spec: SynthSpec,
     pages: u64,
-    /// Where popularity draws land with `start_residues` (`None`: page k is page k).
-    layout: Option<residues::Layout>,
+    /// Where popularity draws land with `start_residues` or `read_`/`write_start_residues`
+    /// (`None`: page k is page k).
+    layout: Option<residues::Placement>,
     /// The pages addresses span: the footprint, laid out by `layout`.
     span: u64,
     pool: u64,
@@ -1449,6 +1471,55 @@ mod tests {
             (pages / plain_pages - 1.0).abs() < 0.02,
             "{pages} vs {plain_pages}"
         );
+    }
+
+    /// With `apart`, each half takes its direction's residue law: reads start 3/4 on odd pages,
+    /// writes 1/4, no read touches a page a write outside the shared share wrote, and the
+    /// keys need `apart` and no law for the whole footprint.
+    #[test]
+    fn each_half_takes_its_direction_s_start_residues() {
+        let base = "requests=40000,write_ratio=0.4,footprint_gib=0.5,read_footprint_gib=0.25,write_footprint_gib=0.25,apart=1,rw_mix=0,seed=3";
+        let law = |odd: &str| std::iter::repeat_n(odd, 8).collect::<Vec<_>>().join("|");
+        let spec: SynthSpec = format!(
+            "{base},read_start_residues={},write_start_residues={}",
+            law("1|3"),
+            law("3|1")
+        )
+        .parse()
+        .unwrap();
+        assert_eq!(spec.to_string().parse::<SynthSpec>().unwrap(), spec);
+        let reqs: Vec<Request> = spec.generate().unwrap().map(Result::unwrap).collect();
+        let odd = |op: IoOp| {
+            let of: Vec<u64> = reqs
+                .iter()
+                .filter(|r| r.op == op)
+                .map(|r| r.offset_bytes / 4096)
+                .collect();
+            of.iter().filter(|p| *p % 2 == 1).count() as f64 / of.len() as f64
+        };
+        let (r, w) = (odd(IoOp::Read), odd(IoOp::Write));
+        assert!(
+            (r - 0.75).abs() < 0.02 && (w - 0.25).abs() < 0.02,
+            "{r} {w}"
+        );
+        let written: std::collections::HashSet<u64> = reqs
+            .iter()
+            .filter(|r| r.op == IoOp::Write)
+            .flat_map(|r| r.offset_bytes / 4096..(r.offset_bytes + r.size_bytes) / 4096)
+            .collect();
+        assert!(reqs
+            .iter()
+            .filter(|r| r.op == IoOp::Read)
+            .all(|r| !written.contains(&(r.offset_bytes / 4096))));
+        let odd = law("1|3");
+        for (extra, want) in [
+            (String::new(), "needs apart=1"),
+            (format!(",apart=1,start_residues={odd}"), "not both"),
+        ] {
+            let spec = format!("requests=10,footprint_gib=1{extra},read_start_residues={odd}");
+            let err = spec.parse::<SynthSpec>().unwrap_err();
+            assert!(err.contains(want), "{err}");
+        }
     }
 
     /// Batch sizes of a stream whose batches arrive all at once (`batch_us` 0) and far apart:

@@ -66,6 +66,50 @@ impl fmt::Display for Residues {
     }
 }
 
+/// Where the `k`-th page of a footprint goes: one layout over it, or with `apart` one per half
+/// (`None`: that half's page k is page k), the writes' half placed after the reads' span.
+#[derive(Debug, Clone)]
+pub(super) enum Placement {
+    One(Layout),
+    Halves {
+        half: u64,
+        read: Option<Layout>,
+        write: Option<Layout>,
+    },
+}
+
+impl Placement {
+    /// The page of footprint page `k`.
+    pub(super) fn page(&self, k: u64) -> u64 {
+        match self {
+            Placement::One(l) => l.page(k),
+            Placement::Halves { half, read, write } => {
+                let at = |l: &Option<Layout>, k: u64| l.as_ref().map_or(k, |l| l.page(k));
+                if k < *half {
+                    at(read, k)
+                } else {
+                    spanned(read, *half) + at(write, k - half)
+                }
+            }
+        }
+    }
+
+    /// The pages a footprint of `pages` pages spans.
+    pub(super) fn span(&self, pages: u64) -> u64 {
+        match self {
+            Placement::One(l) => l.span(pages),
+            Placement::Halves { half, read, write } => {
+                spanned(read, *half) + spanned(write, pages.saturating_sub(*half))
+            }
+        }
+    }
+}
+
+/// The pages `pages` footprint pages span under layout `l` (themselves without one).
+fn spanned(l: &Option<Layout>, pages: u64) -> u64 {
+    l.as_ref().map_or(pages, |l| l.span(pages))
+}
+
 /// Where the `k`-th page of a footprint goes: superblock `k / slots`, then its slot.
 #[derive(Debug, Clone)]
 pub(super) struct Layout {

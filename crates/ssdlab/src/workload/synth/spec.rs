@@ -18,7 +18,7 @@ use std::str::FromStr;
 const MAX_SPAN_US: f64 = 1e15;
 
 /// Keys that take a `read_` or `write_` prefix.
-const PER_DIRECTION: [&str; 18] = [
+const PER_DIRECTION: [&str; 19] = [
     "envelope",
     "batch",
     "batch_us",
@@ -37,10 +37,11 @@ const PER_DIRECTION: [&str; 18] = [
     "hot_share",
     "hot_drift",
     "fresh",
+    "start_residues",
 ];
 
 /// Every key `--synth` knows, for the message naming an unknown one.
-const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, cobatch, cobatch_raw, rider_envelope, footprint_gib, zipf, seq, rw_mix, apart, hot_gib, hot_share, hot_drift, reread, reread_dist, reread_inside, reread_gap_us, reread_gap_sigma, reread_envelope, raw, raw_dist, rewrite, rewrite_shape, start_residues, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, footprint_gib, zipf, size_kib, seq, hot_gib, hot_share, hot_drift, fresh)";
+const KNOWN: &str = "requests, write_ratio, size_kib, iat_us, rate_iops, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, cobatch, cobatch_raw, rider_envelope, footprint_gib, zipf, seq, rw_mix, apart, hot_gib, hot_share, hot_drift, reread, reread_dist, reread_inside, reread_gap_us, reread_gap_sigma, reread_envelope, raw, raw_dist, rewrite, rewrite_shape, start_residues, dist_sigma, dedup, dup_zipf, dup_pool, dup_reads, envelope, seed (and read_/write_ before envelope, arrivals, on_ms, off_ms, on_share, b, span_s, batch, batch_us, batch_shape, footprint_gib, zipf, size_kib, seq, hot_gib, hot_share, hot_drift, fresh, start_residues)";
 
 impl Sizes {
     /// Mean size in 4 KiB pages (each size rounded up to whole pages), by the weights.
@@ -477,10 +478,22 @@ impl SynthSpec {
     }
 
     /// Checks that with `apart` a direction's popularity fits in its half of the footprint
-    /// and has no hot set (a hot set is a range from the footprint's start, in no half).
+    /// and has no hot set (a hot set is a range from the footprint's start, in no half), and
+    /// that a direction's own start residues have a half to lay out (`apart`, no
+    /// `start_residues` for the whole footprint).
     fn check_apart(&self, prefix: &str, op: &OpSpec) -> Result<(), String> {
+        if op.start_residues.is_some() && self.start_residues.is_some() {
+            return Err(format!(
+                "start_residues and {prefix}start_residues both set: one law for the whole footprint or one per half, not both"
+            ));
+        }
         if !self.apart {
-            return Ok(());
+            return match op.start_residues {
+                Some(_) => Err(format!(
+                    "{prefix}start_residues lays out its direction's half of the footprint, which needs apart=1"
+                )),
+                None => Ok(()),
+            };
         }
         let half = self.footprint_gib / 2.0;
         let own = op.footprint_gib.unwrap_or(self.footprint_gib);
@@ -564,6 +577,7 @@ impl SynthSpec {
                 ("batch_us", op.batch_us.is_some()),
                 ("batch_shape", op.batch_shape.is_some()),
                 ("fresh", op.fresh),
+                ("start_residues", op.start_residues.is_some()),
             ]
             .into_iter()
             .filter(|k| k.1)
@@ -934,6 +948,9 @@ impl FromStr for SynthSpec {
                 ("hot_share", Some(op)) => op.hot_share = Some(num(v)?),
                 ("hot_drift", Some(op)) => op.hot_drift = Some(num(v)?),
                 ("fresh", Some(op)) => op.fresh = flag(v)?,
+                ("start_residues", Some(op)) => {
+                    op.start_residues = Some(super::Residues::parse(k, v)?);
+                }
                 ("hot_gib", None) => spec.hot_gib = num(v)?,
                 ("hot_share", None) => spec.hot_share = num(v)?,
                 ("hot_drift", None) => spec.hot_drift = num(v)?,
@@ -1115,6 +1132,9 @@ impl fmt::Display for SynthSpec {
             }
             if op.fresh {
                 write!(f, ",{prefix}fresh=1")?;
+            }
+            if let Some(r) = &op.start_residues {
+                write!(f, ",{prefix}start_residues={r}")?;
             }
             for (key, x) in [
                 ("hot_gib", op.hot_gib),
