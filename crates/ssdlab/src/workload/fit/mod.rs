@@ -1440,10 +1440,11 @@ fn uneven_residues(pct: &[f64], n: f64) -> Option<Residues> {
         .map(|p| (n * p / 100.0 - expected).powi(2) / expected)
         .sum();
     let tv = pct.iter().map(|p| (p / 100.0 - 1.0 / k).abs()).sum::<f64>() / 2.0;
-    let weights = pct.iter().map(|p| round_sig(*p, 4)).collect::<Vec<_>>();
-    (chi2 > RESIDUES_CHI2 && tv > RESIDUES_TV)
-        .then(|| Residues::new(weights.try_into().ok()?))
-        .flatten()
+    if !(chi2 > RESIDUES_CHI2 && tv > RESIDUES_TV) {
+        return None;
+    }
+    let weights: Vec<f64> = pct.iter().map(|p| round_sig(*p, 4)).collect();
+    Residues::new(weights.try_into().ok()?)
 }
 
 /// Of a workload's re-reads, the share starting inside an earlier read's extent (0 without
